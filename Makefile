@@ -170,7 +170,9 @@ walkthrough:
 cluster-test:
 	@dir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); sdir=$$(mktemp -d /tmp/svc-cluster.XXXXXX); \
 	trap 'scripts/cluster.sh down "$$dir"; scripts/cluster.sh down "$$sdir"' EXIT; \
-	failed() { echo "cluster-test failed; the instances' last log lines:"; tail -n 20 "$$1"/logs/svc*.log; exit 1; }; \
+	failed() { echo "cluster-test failed; the instances' last log lines:"; tail -n 20 "$$1"/logs/svc*.log; \
+		echo "the requests that failed for another reason than a lost primary:"; \
+		grep -h '"request failed"' "$$1"/logs/svc*.log | grep -v 'no primary database is reachable' | tail -n 20; exit 1; }; \
 	scripts/cluster.sh up "$$dir"; \
 	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=10m -skip='^TestFailover$$' ./clustertest/ || failed "$$dir"; \
 	SVC_CLUSTER_DIR="$$dir" $(GO) test -count=1 -v -timeout=5m -run='^TestFailover$$' ./clustertest/ || failed "$$dir"; \

@@ -24,7 +24,7 @@ var floors = [][]string{
 	{"server"},
 	{"explorer"},
 	{"entries", "ownership", "csvjob", "webhook", "translog", "dedi/ingest", "trqp"},
-	{"store"},
+	{"store", "translog/indexstore"},
 	{"directory", "dedi/fetch", "dedi/discovery"},
 	{"domainverify", "dedi"},
 	{"recordschema", "proof", "translog/logstore", "translog/leaf", "translog/stateindex"},

@@ -260,6 +260,11 @@ type load struct {
 }
 
 func (c *cluster) startLoad(url, ns string, n, workers int, stop <-chan struct{}) *load {
+	return c.startReads(workers, stop, func(i int) string { return fmt.Sprintf("%s/svc/lookup/%s/people/r-%d", url, ns, i%n) })
+}
+
+// startReads is startLoad over the URLs that url(i) gives for i = w, w+1, ... in worker w.
+func (c *cluster) startReads(workers int, stop <-chan struct{}, url func(i int) string) *load {
 	l := &load{}
 	for w := range workers {
 		l.wg.Go(func() {
@@ -270,7 +275,8 @@ func (c *cluster) startLoad(url, ns string, n, workers int, stop <-chan struct{}
 				default:
 				}
 				began := time.Now()
-				a, err := c.anon(fmt.Sprintf("%s/svc/lookup/%s/people/r-%d", url, ns, i%n))
+				u := url(i)
+				a, err := c.anon(u)
 				for took := int64(time.Since(began)); ; {
 					if old := l.slowest.Load(); took <= old || l.slowest.CompareAndSwap(old, took) {
 						break
@@ -283,7 +289,7 @@ func (c *cluster) startLoad(url, ns string, n, workers int, stop <-chan struct{}
 				l.failed.Add(1)
 				l.mu.Lock()
 				if len(l.firsts) < 5 {
-					l.firsts = append(l.firsts, fmt.Sprintf("%d %v %v", a.status, a.body, err))
+					l.firsts = append(l.firsts, fmt.Sprintf("%s: %d %v %v", u, a.status, a.body, err))
 				}
 				l.mu.Unlock()
 			}

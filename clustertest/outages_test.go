@@ -1,6 +1,7 @@
 package clustertest
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +117,40 @@ func TestInstanceKilledUnderLoad(t *testing.T) {
 	if a := c.must(t, 200, "GET", c.instances[1]+"/readyz", nil); a.body["message"] != "ready" {
 		t.Fatalf("svc2 after its restart: %v", a.body)
 	}
+}
+
+// A replica stopped with pg_ctl's fast mode terminates its connections, some of them while a
+// read's rows are coming (after the first ones): under a mixed read load (lookups, the log's
+// checkpoint, version lists, queries) no read fails; a read the replica broke mid-way runs
+// again, whole, on the primary. Three stops and starts.
+func TestReplicaStoppedUnderMixedReads(t *testing.T) {
+	c := open(t)
+	ns := c.registry(t, "replica-stop")
+	c.addRecords(t, ns, 200)
+	stop := make(chan struct{})
+	l := c.startReads(8, stop, func(i int) string {
+		switch i % 4 {
+		case 0:
+			return c.proxy + "/svc/log/checkpoint"
+		case 1:
+			return fmt.Sprintf("%s/svc/versions/%s/people/r-%d", c.proxy, ns, i%200)
+		case 2:
+			return fmt.Sprintf("%s/svc/query/%s/people?page_size=100&page=%d", c.proxy, ns, 1+i%2)
+		}
+		return fmt.Sprintf("%s/svc/lookup/%s/people/r-%d", c.proxy, ns, i%200)
+	})
+	for range 3 {
+		time.Sleep(time.Second)
+		c.script(t, "stop", c.dir, "replica2")
+		time.Sleep(time.Second)
+		c.start(t, "replica2")
+	}
+	time.Sleep(time.Second)
+	close(stop)
+	l.wg.Wait()
+	t.Logf("%d reads, %d failed", l.ok.Load()+l.failed.Load(), l.failed.Load())
+	if l.failed.Load() != 0 {
+		t.Fatalf("%d reads failed while a replica was stopped and started: %v", l.failed.Load(), l.firsts)
+	}
+	c.replicasReady(t, 10*time.Second, "after the restarts")
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"github.com/svc-directory/svc/directory"
@@ -22,9 +21,6 @@ const (
 	MaxFile = 64 << 20 // bytes
 	MaxRows = 1_000_000
 )
-
-// recordName is the contract's EntryName.
-var recordName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$`)
 
 func newReader(content []byte) *csv.Reader {
 	r := csv.NewReader(bytes.NewReader(content))
@@ -207,7 +203,7 @@ func (w *Worker) recordOf(layout *Layout, schema *recordschema.Schema, cells []s
 	if err != nil {
 		return directory.RecordInput{}, err
 	}
-	if !recordName.MatchString(name) {
+	if directory.CheckNativeName(name) != nil {
 		return directory.RecordInput{}, fmt.Errorf("record_name %.60q is not a record name (letters, digits and ._~-, starting with a letter or digit, at most 128)", name)
 	}
 	if err := schema.Validate(details); err != nil {

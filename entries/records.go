@@ -2,6 +2,8 @@ package entries
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/recordschema"
@@ -35,12 +37,28 @@ func checkDetails(schema *recordschema.Schema, details map[string]any, at string
 	return nil
 }
 
+// checkNativeName applies the native name rule (directory.CheckNativeName) to an entry named
+// through the API: only the crawler names entries otherwise, in origin-hosted namespaces.
+func checkNativeName(kind, name, at string) error {
+	if err := directory.CheckNativeName(name); err != nil {
+		var ve *directory.Error
+		if errors.As(err, &ve) {
+			return directory.Invalid.With("%s%s name: %s", at, kind, strings.TrimPrefix(ve.Message, "Invalid input: "))
+		}
+		return err
+	}
+	return nil
+}
+
 // AddRecord adds one record to a live registry; the answer is the version it wrote.
 func (s *Service) AddRecord(ctx context.Context, c Caller, ref, registry string, in directory.RecordInput) (directory.Record, error) {
 	var out directory.Record
 	err := s.st.InTx(ctx, func(tx *store.Tx) error {
 		a, schema, err := s.recordsRegistry(tx, c, ref, registry)
 		if err != nil {
+			return err
+		}
+		if err := checkNativeName("record", in.RecordName, ""); err != nil {
 			return err
 		}
 		if err := checkDetails(schema, in.Details, ""); err != nil {
@@ -69,6 +87,9 @@ func (s *Service) AddRecords(ctx context.Context, c Caller, ref, registry string
 			return err
 		}
 		for i, r := range in {
+			if err := checkNativeName("record", r.RecordName, batchAt(i, r.RecordName)); err != nil {
+				return err
+			}
 			if err := checkDetails(schema, r.Details, batchAt(i, r.RecordName)); err != nil {
 				return err
 			}

@@ -41,6 +41,9 @@ func (s *Service) CreateRegistry(ctx context.Context, c Caller, ref string, in d
 		if err := a.Access.WriteNamespace(false); err != nil {
 			return err
 		}
+		if err := checkNativeName("registry", in.RegistryName, ""); err != nil {
+			return err
+		}
 		if in.Tag, in.Schema, err = RegistrySchema(in.Tag, in.Schema); err != nil {
 			return err
 		}

@@ -99,8 +99,9 @@ func TestHostileTextIsEscaped(t *testing.T) {
 			if !strings.Contains(body, long) {
 				t.Errorf("the 10,000-character value is not shown whole")
 			}
-			if !strings.Contains(body, "<bdi>\u202Ekey</bdi>") || !strings.Contains(body, `<bdi class="v-string">`+"\u202Egnp.exe</bdi>") {
-				t.Errorf("an RTL override is not isolated in <bdi>")
+			rlo := `<span class="esc" title="U+202E RIGHT-TO-LEFT OVERRIDE: a bidirectional control, shown as its escape">\u202e</span>`
+			if !strings.Contains(body, "<bdi>"+rlo+"key</bdi>") || !strings.Contains(body, `<bdi class="v-string">`+rlo+"gnp.exe</bdi>") {
+				t.Errorf("an RTL override is not shown as its escape in <bdi>")
 			}
 			if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 				t.Errorf("the hostile name is not shown as text")

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/svc-directory/svc/directory"
 )
 
 // The pages: each reads the API answers it is made from and hands them to its template.
@@ -186,6 +189,7 @@ func (x *Explorer) entry(r *http.Request, kind string, a answer) Entry {
 type namespaceData struct {
 	Entry
 	Registries []map[string]any
+	Flags      map[string]nameFlags // the registry names of the page that mix scripts or look alike
 	Total      int64
 	Pager      pager
 	Ref        string
@@ -204,6 +208,7 @@ func (x *Explorer) namespacePage(w http.ResponseWriter, r *http.Request, ns stri
 		return
 	}
 	d := namespaceData{Entry: x.entry(r, "namespace", a), Ref: ns, Registries: list(q.data()["registries"]), Total: num(q.data()["total_registries"])}
+	d.Flags = listFlags(namesOf(d.Registries, "registry_name"))
 	d.Pager = newPager(r, n, d.Total, 50)
 	x.render(w, r, http.StatusOK, "namespace", page{Title: str(d.Data["name"]), Data: d,
 		JSON: []link{{"Namespace lookup", a.Path}, {"Registries", q.Path}, d.StateLink, {"Verifier key", "/svc/log/key"}}})
@@ -217,6 +222,8 @@ type recordData struct {
 	History       history
 	HasHistory    bool
 	Notice        notice
+	Scripts       []string // the scripts the record's name mixes
+	LooksLike     string   // a record of the registry whose name the record's is confusable with
 }
 
 func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, rec string) {
@@ -233,6 +240,7 @@ func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, r
 	d := recordData{Entry: x.entry(r, "record", a), NS: ns, Reg: reg, Name: rec}
 	d.Details, d.Origin = tree(d.Data["details"], 0), tree(d.Data["origin"], 0)
 	shown := str(d.Data["version"])
+	d.Scripts, d.LooksLike = directory.MixedScripts(rec), x.lookalike(r, ns, reg, rec)
 	links := []link{{"Record lookup", a.Path}}
 	// The record's latest version: its state (revoked, suspended) and its number (m).
 	latest := d.Data
@@ -269,6 +277,47 @@ func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, r
 	}
 	links = append(links, link{"Verifier key", "/svc/log/key"})
 	x.render(w, r, http.StatusOK, "record", page{Title: rec, Data: d, JSON: links})
+}
+
+// lookalike is the record of the registry whose name rec's is confusable with written in plain
+// ASCII, or "": each character beyond ASCII whose confusable prototype (directory.Skeleton) is
+// ASCII is replaced by it (`аdmin` gives `admin`), and the record of that name, when there is
+// one and it is confusable with rec, is the look-alike. One lookup more, only for a name beyond
+// ASCII (the spoof of another script); it finds the look-alike written plainly, not every
+// look-alike (a pair of ASCII names that look alike, l and 1, is flagged where the registry
+// lists them).
+func (x *Explorer) lookalike(r *http.Request, ns, reg, rec string) string {
+	var b strings.Builder
+	changed := false
+	for _, c := range rec {
+		if c < utf8.RuneSelf {
+			b.WriteRune(c)
+			continue
+		}
+		p := directory.Skeleton(string(c))
+		if p == "" || !isASCII(p) {
+			return ""
+		}
+		b.WriteString(p)
+		changed = true
+	}
+	plain := b.String()
+	if !changed || plain == rec || directory.Skeleton(plain) != directory.Skeleton(rec) {
+		return ""
+	}
+	if a := x.get(r, "/svc/lookup/"+apiSeg(ns)+"/"+apiSeg(reg)+"/"+apiSeg(plain)); a.Status == http.StatusOK && str(a.data()["record_name"]) == plain {
+		return plain
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 type logData struct {

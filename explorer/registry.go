@@ -77,7 +77,9 @@ type registryData struct {
 	Exact    bool // Total is exact (a search counts exactly up to 100)
 	Mixed    bool // a result is of another registry whose name contains this one's
 	Pager    pager
-	Problem  string // why the records could not be searched
+	Problem  string               // why the records could not be searched
+	Scripts  []string             // the scripts the registry's name mixes
+	Flags    map[string]nameFlags // the record names of the page that mix scripts or look alike
 }
 
 func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg string) {
@@ -133,6 +135,7 @@ func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg 
 		d.Pager = newPager(r, n, d.Total, recordsPerPage)
 		links = append(links, link{"Records", q.Path})
 	}
+	d.Scripts, d.Flags = directory.MixedScripts(reg), listFlags(namesOf(d.Records, "record_name"))
 	links = append(links, d.StateLink, link{"Verifier key", "/svc/log/key"})
 	x.render(w, r, status, "registry", page{Title: reg, Data: d, JSON: links})
 }

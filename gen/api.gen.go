@@ -265,6 +265,8 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type AnyEntryName = models.AnyEntryName
+
 type ApiKey = models.ApiKey
 
 type ApiKeyCreated = models.ApiKeyCreated
@@ -604,6 +606,10 @@ type NameFilter = models.NameFilter
 type NamespaceId = models.NamespaceId
 
 type NamespaceRef = models.NamespaceRef
+
+type NativeRecordName = models.NativeRecordName
+
+type NativeRegistryName = models.NativeRegistryName
 
 type Page = models.Page
 
@@ -1058,31 +1064,31 @@ type ServerInterface interface {
 	RemoveNamespaceVerification(ctx echo.Context, namespace NamespaceRef, domain Domain) error
 	// ActivateRegistry Activate a registry
 	// (POST /svc/{namespace}/{registry_name}/activate-registry)
-	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error
+	ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error
 	// AddRecord Add a record
 	// (POST /svc/{namespace}/{registry_name}/add-record)
-	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRecords Add up to 1000 records at once
 	// (POST /svc/{namespace}/{registry_name}/add-records)
-	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// AddRegistryDelegate Add a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/add-registry-delegate)
-	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// ArchiveRegistry Archive a registry (read-only)
 	// (POST /svc/{namespace}/{registry_name}/archive-registry)
-	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error
+	ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error
 	// BulkUploadRecords Import records from a CSV file, as a job
 	// (POST /svc/{namespace}/{registry_name}/bulk-upload)
-	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeactivateRegistry Deactivate a registry
 	// (POST /svc/{namespace}/{registry_name}/deactivate-registry)
-	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error
+	DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error
 	// DeleteRecords Delete up to 1000 records at once
 	// (DELETE /svc/{namespace}/{registry_name}/delete-records)
-	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DeleteRegistry Delete a registry
 	// (DELETE /svc/{namespace}/{registry_name}/delete-registry)
-	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	// (GET /svc/{namespace}/{registry_name}/download-sample-csv)
 	DownloadSampleCsv(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
@@ -1097,40 +1103,40 @@ type ServerInterface interface {
 	GetRegistryVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params GetRegistryVerificationLogsParams) error
 	// PublishRecords Publish up to 1000 drafts at once
 	// (POST /svc/{namespace}/{registry_name}/publish-records)
-	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	// (POST /svc/{namespace}/{registry_name}/remove-registry-delegate)
-	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// RestoreRegistry Restore an archived registry
 	// (POST /svc/{namespace}/{registry_name}/restore-registry)
-	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error
+	RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error
 	// RevokeRegistry Revoke a registry (final)
 	// (POST /svc/{namespace}/{registry_name}/revoke-registry)
-	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error
+	RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error
 	// SaveRecordAsDraft Add a record as a draft
 	// (POST /svc/{namespace}/{registry_name}/save-record-as-draft)
-	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error
+	SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error
 	// UpdateRegistry Update a registry
 	// (POST /svc/{namespace}/{registry_name}/update-registry)
-	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error
+	UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error
 	// GetRecordVerificationLogs Read the verification log of a record
 	// (GET /svc/{namespace}/{registry_name}/{record_name}/get-record-verification-logs)
 	GetRecordVerificationLogs(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params GetRecordVerificationLogsParams) error
 	// PublishRecord Publish a draft record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/publish-record)
-	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error
+	PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error
 	// ReinstateRecord Reinstate a suspended record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record)
-	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error
+	ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error
 	// RevokeRecord Revoke a record (final)
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record)
-	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error
+	RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error
 	// SuspendRecord Suspend a live record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record)
-	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error
+	SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error
 	// UpdateRecord Update a record
 	// (POST /svc/{namespace}/{registry_name}/{record_name}/update-record)
-	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error
+	UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error
 	// GetRegistriesByTag List verified registries with a standard tag
 	// (GET /svc/{tag}/get-registry-by-tag)
 	GetRegistriesByTag(ctx echo.Context, tag string, params GetRegistriesByTagParams) error
@@ -3067,7 +3073,7 @@ func (w *ServerInterfaceWrapper) ActivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3111,7 +3117,7 @@ func (w *ServerInterfaceWrapper) AddRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3135,7 +3141,7 @@ func (w *ServerInterfaceWrapper) AddRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3159,7 +3165,7 @@ func (w *ServerInterfaceWrapper) AddRegistryDelegate(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3183,7 +3189,7 @@ func (w *ServerInterfaceWrapper) ArchiveRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3227,7 +3233,7 @@ func (w *ServerInterfaceWrapper) BulkUploadRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3251,7 +3257,7 @@ func (w *ServerInterfaceWrapper) DeactivateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3295,7 +3301,7 @@ func (w *ServerInterfaceWrapper) DeleteRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3319,7 +3325,7 @@ func (w *ServerInterfaceWrapper) DeleteRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3512,7 +3518,7 @@ func (w *ServerInterfaceWrapper) PublishRecords(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3536,7 +3542,7 @@ func (w *ServerInterfaceWrapper) RemoveRegistryDelegate(ctx echo.Context) error 
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3560,7 +3566,7 @@ func (w *ServerInterfaceWrapper) RestoreRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3604,7 +3610,7 @@ func (w *ServerInterfaceWrapper) RevokeRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3648,7 +3654,7 @@ func (w *ServerInterfaceWrapper) SaveRecordAsDraft(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3672,7 +3678,7 @@ func (w *ServerInterfaceWrapper) UpdateRegistry(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3781,7 +3787,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3789,7 +3795,7 @@ func (w *ServerInterfaceWrapper) PublishRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3833,7 +3839,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3841,7 +3847,7 @@ func (w *ServerInterfaceWrapper) ReinstateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3885,7 +3891,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3893,7 +3899,7 @@ func (w *ServerInterfaceWrapper) RevokeRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3937,7 +3943,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3945,7 +3951,7 @@ func (w *ServerInterfaceWrapper) SuspendRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3989,7 +3995,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "registry_name" -------------
-	var registryName RegistryName
+	var registryName NativeRegistryName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "registry_name", ctx.Param("registry_name"), &registryName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -3997,7 +4003,7 @@ func (w *ServerInterfaceWrapper) UpdateRecord(ctx echo.Context) error {
 	}
 
 	// ------------- Path parameter "record_name" -------------
-	var recordName RecordName
+	var recordName NativeRecordName
 
 	err = runtime.BindStyledParameterWithOptions("simple", "record_name", ctx.Param("record_name"), &recordName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -14006,8 +14012,8 @@ func (response RemoveNamespaceVerification503JSONResponse) VisitRemoveNamespaceV
 }
 
 type ActivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ActivateRegistryParams
 }
 
@@ -14186,8 +14192,8 @@ func (response ActivateRegistry503JSONResponse) VisitActivateRegistryResponse(w 
 }
 
 type AddRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordJSONRequestBody
 }
 
@@ -14368,8 +14374,8 @@ func (response AddRecord503JSONResponse) VisitAddRecordResponse(w http.ResponseW
 }
 
 type AddRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRecordsJSONRequestBody
 }
 
@@ -14550,8 +14556,8 @@ func (response AddRecords503JSONResponse) VisitAddRecordsResponse(w http.Respons
 }
 
 type AddRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *AddRegistryDelegateJSONRequestBody
 }
 
@@ -14727,8 +14733,8 @@ func (response AddRegistryDelegate503JSONResponse) VisitAddRegistryDelegateRespo
 }
 
 type ArchiveRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       ArchiveRegistryParams
 }
 
@@ -14907,8 +14913,8 @@ func (response ArchiveRegistry503JSONResponse) VisitArchiveRegistryResponse(w ht
 }
 
 type BulkUploadRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *multipart.Reader
 }
 
@@ -15089,8 +15095,8 @@ func (response BulkUploadRecords503JSONResponse) VisitBulkUploadRecordsResponse(
 }
 
 type DeactivateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       DeactivateRegistryParams
 }
 
@@ -15269,8 +15275,8 @@ func (response DeactivateRegistry503JSONResponse) VisitDeactivateRegistryRespons
 }
 
 type DeleteRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRecordsJSONRequestBody
 }
 
@@ -15451,8 +15457,8 @@ func (response DeleteRecords503JSONResponse) VisitDeleteRecordsResponse(w http.R
 }
 
 type DeleteRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *DeleteRegistryJSONRequestBody
 }
 
@@ -16200,8 +16206,8 @@ func (response GetRegistryVerificationLogs503JSONResponse) VisitGetRegistryVerif
 }
 
 type PublishRecordsRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *PublishRecordsJSONRequestBody
 }
 
@@ -16382,8 +16388,8 @@ func (response PublishRecords503JSONResponse) VisitPublishRecordsResponse(w http
 }
 
 type RemoveRegistryDelegateRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *RemoveRegistryDelegateJSONRequestBody
 }
 
@@ -16545,8 +16551,8 @@ func (response RemoveRegistryDelegate503JSONResponse) VisitRemoveRegistryDelegat
 }
 
 type RestoreRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RestoreRegistryParams
 }
 
@@ -16725,8 +16731,8 @@ func (response RestoreRegistry503JSONResponse) VisitRestoreRegistryResponse(w ht
 }
 
 type RevokeRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       RevokeRegistryParams
 }
 
@@ -16905,8 +16911,8 @@ func (response RevokeRegistry503JSONResponse) VisitRevokeRegistryResponse(w http
 }
 
 type SaveRecordAsDraftRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Body         *SaveRecordAsDraftJSONRequestBody
 }
 
@@ -17087,8 +17093,8 @@ func (response SaveRecordAsDraft503JSONResponse) VisitSaveRecordAsDraftResponse(
 }
 
 type UpdateRegistryRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
 	Params       UpdateRegistryParams
 	Body         *UpdateRegistryJSONRequestBody
 }
@@ -17415,9 +17421,9 @@ func (response GetRecordVerificationLogs503JSONResponse) VisitGetRecordVerificat
 }
 
 type PublishRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       PublishRecordParams
 }
 
@@ -17596,9 +17602,9 @@ func (response PublishRecord503JSONResponse) VisitPublishRecordResponse(w http.R
 }
 
 type ReinstateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       ReinstateRecordParams
 }
 
@@ -17777,9 +17783,9 @@ func (response ReinstateRecord503JSONResponse) VisitReinstateRecordResponse(w ht
 }
 
 type RevokeRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       RevokeRecordParams
 }
 
@@ -17958,9 +17964,9 @@ func (response RevokeRecord503JSONResponse) VisitRevokeRecordResponse(w http.Res
 }
 
 type SuspendRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       SuspendRecordParams
 }
 
@@ -18139,9 +18145,9 @@ func (response SuspendRecord503JSONResponse) VisitSuspendRecordResponse(w http.R
 }
 
 type UpdateRecordRequestObject struct {
-	Namespace    NamespaceRef `json:"namespace"`
-	RegistryName RegistryName `json:"registry_name"`
-	RecordName   RecordName   `json:"record_name"`
+	Namespace    NamespaceRef       `json:"namespace"`
+	RegistryName NativeRegistryName `json:"registry_name"`
+	RecordName   NativeRecordName   `json:"record_name"`
 	Params       UpdateRecordParams
 	Body         *UpdateRecordJSONRequestBody
 }
@@ -21019,7 +21025,7 @@ func (sh *strictHandler) RemoveNamespaceVerification(ctx echo.Context, namespace
 }
 
 // ActivateRegistry operation middleware
-func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ActivateRegistryParams) error {
+func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ActivateRegistryParams) error {
 	var request ActivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21046,7 +21052,7 @@ func (sh *strictHandler) ActivateRegistry(ctx echo.Context, namespace NamespaceR
 }
 
 // AddRecord operation middleware
-func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordRequestObject
 
 	request.Namespace = namespace
@@ -21095,7 +21101,7 @@ func (sh *strictHandler) AddRecord(ctx echo.Context, namespace NamespaceRef, reg
 }
 
 // AddRecords operation middleware
-func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21144,7 +21150,7 @@ func (sh *strictHandler) AddRecords(ctx echo.Context, namespace NamespaceRef, re
 }
 
 // AddRegistryDelegate operation middleware
-func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request AddRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -21193,7 +21199,7 @@ func (sh *strictHandler) AddRegistryDelegate(ctx echo.Context, namespace Namespa
 }
 
 // ArchiveRegistry operation middleware
-func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params ArchiveRegistryParams) error {
+func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params ArchiveRegistryParams) error {
 	var request ArchiveRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21220,7 +21226,7 @@ func (sh *strictHandler) ArchiveRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // BulkUploadRecords operation middleware
-func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request BulkUploadRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21252,7 +21258,7 @@ func (sh *strictHandler) BulkUploadRecords(ctx echo.Context, namespace Namespace
 }
 
 // DeactivateRegistry operation middleware
-func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params DeactivateRegistryParams) error {
+func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params DeactivateRegistryParams) error {
 	var request DeactivateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21279,7 +21285,7 @@ func (sh *strictHandler) DeactivateRegistry(ctx echo.Context, namespace Namespac
 }
 
 // DeleteRecords operation middleware
-func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21328,7 +21334,7 @@ func (sh *strictHandler) DeleteRecords(ctx echo.Context, namespace NamespaceRef,
 }
 
 // DeleteRegistry operation middleware
-func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) DeleteRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request DeleteRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21487,7 +21493,7 @@ func (sh *strictHandler) GetRegistryVerificationLogs(ctx echo.Context, namespace
 }
 
 // PublishRecords operation middleware
-func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request PublishRecordsRequestObject
 
 	request.Namespace = namespace
@@ -21536,7 +21542,7 @@ func (sh *strictHandler) PublishRecords(ctx echo.Context, namespace NamespaceRef
 }
 
 // RemoveRegistryDelegate operation middleware
-func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request RemoveRegistryDelegateRequestObject
 
 	request.Namespace = namespace
@@ -21585,7 +21591,7 @@ func (sh *strictHandler) RemoveRegistryDelegate(ctx echo.Context, namespace Name
 }
 
 // RestoreRegistry operation middleware
-func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RestoreRegistryParams) error {
+func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RestoreRegistryParams) error {
 	var request RestoreRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21612,7 +21618,7 @@ func (sh *strictHandler) RestoreRegistry(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRegistry operation middleware
-func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params RevokeRegistryParams) error {
+func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params RevokeRegistryParams) error {
 	var request RevokeRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21639,7 +21645,7 @@ func (sh *strictHandler) RevokeRegistry(ctx echo.Context, namespace NamespaceRef
 }
 
 // SaveRecordAsDraft operation middleware
-func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName RegistryName) error {
+func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName) error {
 	var request SaveRecordAsDraftRequestObject
 
 	request.Namespace = namespace
@@ -21688,7 +21694,7 @@ func (sh *strictHandler) SaveRecordAsDraft(ctx echo.Context, namespace Namespace
 }
 
 // UpdateRegistry operation middleware
-func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, params UpdateRegistryParams) error {
+func (sh *strictHandler) UpdateRegistry(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, params UpdateRegistryParams) error {
 	var request UpdateRegistryRequestObject
 
 	request.Namespace = namespace
@@ -21766,7 +21772,7 @@ func (sh *strictHandler) GetRecordVerificationLogs(ctx echo.Context, namespace N
 }
 
 // PublishRecord operation middleware
-func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params PublishRecordParams) error {
+func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params PublishRecordParams) error {
 	var request PublishRecordRequestObject
 
 	request.Namespace = namespace
@@ -21794,7 +21800,7 @@ func (sh *strictHandler) PublishRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // ReinstateRecord operation middleware
-func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params ReinstateRecordParams) error {
+func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params ReinstateRecordParams) error {
 	var request ReinstateRecordRequestObject
 
 	request.Namespace = namespace
@@ -21822,7 +21828,7 @@ func (sh *strictHandler) ReinstateRecord(ctx echo.Context, namespace NamespaceRe
 }
 
 // RevokeRecord operation middleware
-func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params RevokeRecordParams) error {
+func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params RevokeRecordParams) error {
 	var request RevokeRecordRequestObject
 
 	request.Namespace = namespace
@@ -21850,7 +21856,7 @@ func (sh *strictHandler) RevokeRecord(ctx echo.Context, namespace NamespaceRef, 
 }
 
 // SuspendRecord operation middleware
-func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params SuspendRecordParams) error {
+func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params SuspendRecordParams) error {
 	var request SuspendRecordRequestObject
 
 	request.Namespace = namespace
@@ -21878,7 +21884,7 @@ func (sh *strictHandler) SuspendRecord(ctx echo.Context, namespace NamespaceRef,
 }
 
 // UpdateRecord operation middleware
-func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params UpdateRecordParams) error {
+func (sh *strictHandler) UpdateRecord(ctx echo.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params UpdateRecordParams) error {
 	var request UpdateRecordRequestObject
 
 	request.Namespace = namespace
@@ -21985,569 +21991,578 @@ func (sh *strictHandler) GetDidDocument(ctx echo.Context, profileId string, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dtu21iiKvwqG9v5GpC5KluVLHHmssT/XTtqkSZrGTtO16mwTIiEJNUWoBGRZzZff+D3EeYfzCOf/",
-	"/SjnSc7AnAAJUqRE2XKa9sv6oysWSVwm5g3z+rERiMlUxCxWstH/2BgzGrIE/nlKgzE7FbFKRKT/DpkM",
-	"Ej5VXMSNfsOfzgYRDzwyobdtOmL/vJx1u3uBUhH8g/nHxJ8m/IYqVv0OmXM1Jv7PNFn0yclMjUXC/6B6",
-	"Bp8oQShJ2O8zJhW+R8k1W5D5mCWMqDEjNJZzlpAJXZCQTVkcEhHDg4BGEUtIU/87YYFIQhIJcT2btjoN",
-	"ryGDMZtQvSO1mLJGvyFVwuNR49Mnr3EqYsmlYnGwuBDXLF7e98WYkWnCJzRZkJAqOqCSPZJknnDFyFRI",
-	"rt8jIg70Grl9EIjJhCvFQtKk5I2QapQwSd6fvMw+kbNgTKgk/u7hzrd7j/fPjvaP/GNCB5LFSu8a92Yh",
-	"EoxpPGIhiYUa83jkEZrtn00GLAxZSM5/eqlnt+v0yHzMgzEZU0liQRI2jXhAZatDzjX0uCIDGlwTjqP4",
-	"5zdB2wFIGyDipytAVCFiSCiJqGIJSRgNPaLGiZiNxoTGC8JjqWgcME8fp35M5mOqXMjME6FY5zLOHQy7",
-	"pZNppM/GAUbDa0ypUizRx/C/f+22n5y0n9H28MPHXe/o007xh//Z8EoO+OkFHZUfKotVsngkSchHTCqP",
-	"/D4TioWrEeaTXlJCJ0wZmjmRP8YrhtfnyxWRSoiQABz0g1DDEEDy7uKUhHRBmv6//vWvf7VfvWqfnfmt",
-	"DnktDAn4NyyRXMRXPPT10jJA9bq9w3Z3r93db3gNrmf9fcaSRcNrxHSiX6DySuShPBTJhKpGvxFSxUqh",
-	"tZ4cTkiQvUOUfsnTu6TmeJFGGSAXjwlXshKvEJ/6BstpSLgkkiU3TON1tCCDBaEpKhOl8UgjssZiumAh",
-	"mVKp8GecuklJQGejsWrPphbXPSISmMCQcKtD3nM1FjNFuPJgWgkMZcDs3DCt+ZzMphqR9QD6KQ806dtn",
-	"ER2RgZjFIRmwMY9D0uwRqT8P2ZDOItXqkBNyQ6OZWTzXRKgIRajpPynZ73aRFuAEESLZEZYC7jMRzhkL",
-	"+ZmYUF6KBGfsjBOQCHLMEk1F8GoeRaezQcf+ZXY4pWqc7Q8/angNzWJ4wsJGXyUz5m5wQm9fsnikxo1+",
-	"72DPa0x4bP/eLV92xBQLX9MJk1MasGc8UixZ3sKPGsOUoVPOZEqSsf2SNAcLwkMQIWX0lb54xcNG5ZIP",
-	"aiy5Csox4bE+RaYMeEnz+dlrSWjCCA0CNtXyRYsBNUtiFmpMnc7iRSBC1sqfhPlXJxCT7ZxEjW09S8Tk",
-	"TDOapY09NSCfTTUjAikmEkKHWqS4bLGM4e22u7sVBzJMYHeb8Lvnw1dUBeMSbeeygbqL4b+ov1w2fGRX",
-	"KIw1CU9oyJBdcYNAmospHkX44ixJtDg3w5AmiyQj+7u9wgFdNrq33d0n3WGP7g56wV64zw6Gh93Hu0e9",
-	"J3t0f3AQHIaXjSo+8XzYxn1UnNfhfvnmX4uYVQDgJCZadBINVEJjwmgScZYY/n5MKJnoD8mIKUn2uvud",
-	"FWvT06xe4G63V7rEF2LwPCyXr7+JQaccl38TAyTJWrisYbMOlTU3qWIkb2iiOI08ElDJ2jyWLNYK3g0D",
-	"TmKg1KSKREzLqz2NOwkNtAKxkrVUgqp3lFvwXtWCgTeVQe+EuKyLNP2Qh315E/Q7nY7fsgIzfeeR1NjL",
-	"h5yFpVzefn3w/YydfvfuKHn12+3TX275m9nZwbdn5UdU4J3bYzrpxt+y4Ze9861u+w0dsTLUHDESzyYD",
-	"lnhIyLtVGDfVA7grMDoMzJfyUR6rQ61uTugtn8wmmm7t/2CN5sd0hVp8jViSLvGc/1GyzOeKTSSZsoTo",
-	"Vaxa4ZXUA5Qus9dds861C3wLF8fXMNsy4phrpV6MR2Yx/33GrH6bsBGXKllUsCP88srQdPWZ/89Eo2zj",
-	"f+xkF/QdfCp3tMRcwNJwpThh9VrxeelqUwSsXC5+vN0Fww2ynBmFLGIj0AOQ2AKwB9hbZ57irIhsaxnZ",
-	"fhzus/bR8LDbduVk1bZguA0FwzKlnYtElagLWsPwSczm+qI85IlUx8TXU/ugoPk89AmVAYtDHo+OiS8V",
-	"VTPp69uC/qe+L+sLv/6iigCknrkU961+w2KN3b/aP3EOO4DX4GHjQ9mWLsQmatqADUXC1ulpu732XpWe",
-	"psSGWtrPqDyVo4/VrHjIYqV5dYKqvLmBu3dpuBH7VfDNbtqNulhuFoaGgYTJqYglQ7vATJ+nMsj8jPKI",
-	"weoDESsWAwbRKVwj9fOd36SIc9c5/WaoVzWLqTGTMb2uCZMSeH1hBjLEKT7VJtAkEQkuPA/R10LfWXlI",
-	"Tt48J9ds0dFjfktDQ8P1NwFw4DEMpv8JN2FnZ+bRFY+nM5Xb2nN8QuBJn8A5kdTuQlJJ0DfCjUxmUukb",
-	"PFVkIqQiu90uIE4mbO8zf3Yj1Po+l5LHI00JbDJVCwThPWF+4dj59A0C5wfIn4p4GPFA3Ql5Avuxuzsr",
-	"PfT6I7FgTBIaJYyGC8JuuVTS2gMz6G1nh+bSZBclkSrdWxKwQtKkqDorisYlfQ2mAajUVjh5jqnYLj5k",
-	"AQ+Zvq8bM4AWKrIG3OptLR3xraHzqm2KeQz3pDCVbNJyJEf2ums80Tff9wlX7MtcrZfeze0hah7qeA7K",
-	"7VQVSzTf7SzZGmGFz0Qy4GGIn2+M8MP0axfj0zH7ZCFmYD6JBRpjcfsiITTd/7IlaFv4j16KCV3A9KHA",
-	"aZpoFMxPn4O+SJAHar5jjYhRJOYW2Z+DlYhGOPtd4MbNCHkJE5NZzG6nLNDSn+nBiQiAVrchaEqGh928",
-	"sgvYZB/ZqsV1/bXZqUpWdz4LAialu6KNyPSzrO2hiPC1UM/ELL6bxpJdsWOhroYwjotW6RUdEBmfb4fA",
-	"0OXS1NQcCzVmCRBRSMBh1iKhYEg8IObgZF8L9UqEcMNf5cVB/1nmg5Mc3X0MbWQjfsO0kCJ+ztjlwxRv",
-	"6CISNLwQ4iVNNkVrA9IpjnGlhLiKYJS8QEdBOBDhgighCLxCmhGfcEV2ySv+bWtLEIYpuMQZtECgsWVF",
-	"pAkzHZMj/X9kqE8hDNt4+5XIqN7ov+KQ31MnnjrDXBnF1wWIO41RjPul1lguyVqz6za4v28NtD6ydULT",
-	"JWSeIRKJWAPVLPLYenrJnKLvVLHYQFEMIjappZNP8d1/lAAzZIryaFnd1ZcKtbjioaPuZrfJ/n636zUU",
-	"V3DX+5aGxC4ivbnRgZip/iCi8QbszmyqCvHwDmCE34vzH1/DVTRh9FrCyV68/elNqhHimKT59tkpeXzU",
-	"fdxywVZXWNaB3EoJmYHswAWZnZ+cs+SGJQTX8WDAK1tiOWBqMP06MHktMvuTUWXMDVYtjPdAEq3OA/3J",
-	"GSNg7JFilgSa3454zFjSjnjAtNrqIt5+BkV9qX9mRMsDol26cs8uWSTZYg06XsdiHlcAtT73rwPb1Zy+",
-	"h5zegdjuXgYxsxJyIQR5aWTIA0KuTFLAAisAdY7u9XcxvaE8ooPovrBKAwdmzpAuTTqwMZOTd7lXHxA6",
-	"6eJSncT61RIGYSNw3/Lf6j/aoHf6ObjlFD/nrWUl5hxEoSRKkDnlqjS8JbOCf8oO5EKIVzReGJST9zwN",
-	"jXUTGi8sj5YumvaeZEehX9TzkrfZiw90EG/1bQtIR2svnxe671yz3v1A6w7Vt7YjzaesqcoY8nKsdDeD",
-	"+Lu8hfGh5BDG8lFJILzNDYjBBTdnMTBSjyTsRlyz0CMTGg1FMtH/FCbuLORSU2dIZpIlLffUCFgzpixB",
-	"e2jMWKiHj5nLZd7FcjadikSx8BULOb2Azd4T/OmQZKLHJBqCfb3NEKQfcEIqyZJu6zLqA/c8sgFhkQRW",
-	"+Vm4tT4OOB8qiV9csF9k3daSuH1j29LI68xYS8arzClXttAHsLhtb8mf09x2zmgSjO9xF3MsRww16obK",
-	"CTgeOvINTMt8kr+//gS6/dYcGBcQrKe3ZcYEFNhIv1jpjnE0hGwPpdrGdvZSpSv09Z2xGJmsiThhNBjr",
-	"BeAl3ERHisT8CaGWwH+RRzrRkaSptwlx3PrPK2czPsQSR4xQgKrQVxcuySwOWULmdNECHh0zDnYXd8w4",
-	"m9VGTtprQNN3Z8C41+KVd4VKhJGTd5TV1pEJo/N4VEN211eJqhEooYpdGaUjh0HLGtL90cfVcB5Wramp",
-	"z9zBz5lXb54vqzc07whVyNy27gc1dsVUwdI/iZhQjIINAMFRLG6oZKyCSTrQFagWVwo1ARc6d9U+tmsQ",
-	"XK04IFgkS+5lWNYqX4VNWY+9dXPyNVs8kqBo6h1azRP28rMTqbKp8ATyG6YfFd3SbhBMmXHTnToVmp+8",
-	"hrXUbcXTfYXpM1c2psE1BW7P4a2/mGnMxRSMTMBB0GQaug+LK/rFfzaBeXd1xeTAKNGhMpxFW/HP6N0h",
-	"AEkKQBNI+GBOm3TdGH4C0eFGUJ1RRcu9G75WG/zUTAcfZX51ENJ6vdNE36sUR9Q18WwY1FEI1vGy8LHK",
-	"52kcVmlCVhaa9WsxZisb2HMWkYU0icFvLFB6ktz2Uz28FARGL9WXS/gIJEqNmLQ8TEID4lUIs3wmnxxS",
-	"XAcL+6KHc5XuOgwxhtFxC9AQ3SA0euMseEgjySrZuYZF6rmxeWZpYl3uqeyQE8xXG3IWaY2BXrM0XQYT",
-	"QzBKTdpcNK2c4tvwMF0BBn/IEti6q1wX9ZC9ClSp7+hy3Vcvzn98/WMKxQlbf5T5L9wAz/phkXj7Z2Wx",
-	"hAkdKl9zPz/iN5BYCf+POYGYH9hxw/30+w2voV8qifDzGkpF6xZ2cfFSv4lyQvEoWorMa5t7WzyLzPUJ",
-	"YyfXkXAGm5U4K2tzqTA0qCjXsCgMQFNsshYDTsKQmXUAvIyhJUnoomJHcs1utkmCsm/S0Ha73a7du6df",
-	"YCGhUQQXLzB0bQEOeQ7yCWKon+O3uzbM2/69JUjVZM8O07kb/82jWp75OuGrGXZpADe8rTDmFL1KEtFS",
-	"1gqXcmefJEgYNVe3wn5BYVrLDvGtT95amX03BmZ82PWjZKt5g7tEz24vm6EUqlP+A1uUA9TwCoy4eiTt",
-	"HU4LoTT7UxLJgoSVSHMD9iu6FsIXfMKkopOpXtA1q9R6IirV1UymY+ZX/B74eqp46ZfdWy0LMVKSK8iq",
-	"1v/m+v0Jj2eKkabmyCgbYnbDEnBg3IF1e43b9ki0l9Yel2YZXJgQNRP8QhUiK+a4TaZqAdYmDXN9aUa7",
-	"vEjQ44s5lUsTTRM25LflU+FdDALryW7PyaFamg0S8oxtB0dkksxZoseYqvKZjceh+nC4ApOUeS8FOY8Y",
-	"0VJ3uyAvkIlBqzSM34DJc9G0gGG5HVXTzikOAEIqin4cNvq/rmGhSHKfvI8FirkuI0Rzbh7x5U1whYkQ",
-	"+3tkQCU73J8lkXOKx0SOxTw2iZQxBkZm0n0tgEo2+WHZAxWzueUEniWpjAsUwVJXMOEx4Kd3lEy506gS",
-	"TNYOZY59K4IJJq4tgiMulfmkeqP1FA2LSAUNYvXWJRnmQz7uvvPTMQuuXRtANQzej1lq085SAcQ8NmFc",
-	"bn4g3pbgolMCoTTPe4kBVV8DvcaNY+kwDwdCRIzGKzaeflS6eQdj76+orsb/cunxfmyKYWiE5vpcE6gi",
-	"4RRzmfMoAsVoFHPJTDkJ/TzieAPPpQ931+dIuoCqvI8gaJws0u1Ap53LutvW/Xbzq6o9DYe0AvTGVScY",
-	"77rVJC4vzxv3uGFudgzWpbq1U0idwl+y1WLzU4XgyCsTh1vNwGi8EDGD/AMMp3SdzlDXBG4dx8TXusqS",
-	"uaHIe7xCquhGpo9aJtb8LlVVIR8T7qnoqE/8YCaVmPhYC8qcoruTFiZ7SEXjkOo7Fx3pMxaSkcGMR6rN",
-	"43RABzyYnjmTTKLT0dpecDqwqU8GLJFjPtWoAC6hKwy6QVXsXoaZpYuTC/dq+nlPVTDeFvHAYOezQfpW",
-	"mbnBrMsc1ap9mbXhBxcUwUGTEbOm4fLrhs3d94hjD8agTHN9JHM9MguPiQUZ3A0UHDE8AxeZ1CMMtcIM",
-	"j31FR35BqqzPvPcaMCC65epsGFyB+jM2GAtxfTVLolJ6TRhhN/pzSFaaCqn0hsZKTWXO6UjDMGFSkmYo",
-	"ArljRpWdSeiRy8Z74Fzv3r7MV4y5bBRqj8Cw/Z0d/NYpFbMjb4ICSLr7R5tJWgdA+W2Xoe0ZC/kbW1Ro",
-	"fdkhrH2jOYAyiVNanw8SOo9WaV9VBYqWDnfII3YViBm6lpaqCxQd4fhBfWtbbrfPOAaMFPVhuNeJmQpE",
-	"1S3cPCRzY50HHYlKhYAwqBGykLdheZ1JiLEavk3ELBQWSy0PZSCB5SSMGtda+XPjTqs0dODC0Mxhyxjp",
-	"VU9ozIfGv3IX27OXrytSDq2Ej3jcHgNJ5ZLs4gCCW/SdXt/1eRyyW7S9rZ+W3aor2FWl2bz8G0ytr7h3",
-	"WdBYsDySxPno7kCyUYfLFR6xPIGPKYmwHxaSBVMtj/ji2ghVB7dKT0+/jH5pv4BnpElJJAIaOfeoMXWK",
-	"rIDMBjptuQ4Os66G1xDXetfWKZ6mN39Yx4XS8lZpTYQcXeXxOkf4lqhzh7yWdwE1l/Avt2JaCjxAOTE0",
-	"Traslkiefw0ZiDVjo6qHY9erzJEOU1mHnPVmMyJ4E4a5pEEuI+uY9g4O82xbjmm7d3DYfzI8Ogy7R7tH",
-	"R/vB4/Dw4AntDRml3eDggIbd3QO6NxjuD3cHvUF3cNTrBeHuQXgY7B4MusNul3aPGhXEgVckg3zgVfMa",
-	"NgUdcQjkxZyrcZjQeVyq260Q7caaaE6UNC8blw0TnAe4wOOIx8zed1O6Wm8JK9Zu0WuwW1pCeQNZxBLP",
-	"xa/8+RcOdi3urzEn5UW4RFMf3ruQq9zXtpRXIuqamArL2oaNyUYCVwii8sxzSlaYCsAjtalbgk0gUL3M",
-	"7yOiHKrDkvSO7MLX8lUc24zkZetbBY7tuEbtGrUaPxE3zPkBPWhICenPoCuaV5ceYnboTAJfhj0twz4F",
-	"o1P/i7H/zFdWTFmeBUzuOrFfD5yrgFfbTZ5Fl1c5yUM3ar8mZRm8KCGqoua13v7m1H/LlrJy76sZS0Ul",
-	"i5UEVcc6nwf9lmN2sFzp1oIGQhguixtIbdb64XIQwXKyxPKV3qr6RUG28MChlhVxUWIykErELCtpgWF9",
-	"YDZrLZtsu5U6RH2UzFmVHiZUwR7RXc9GTPHl4iFlOrDFWddCuZWTuPNBfKqEQ1ZZt6qWW+5eRZr6Sp4u",
-	"qJVe2XE79s6O35V7D9LJVuHBa7dWS+X9tIoLNdJvPtTY+Ao+dALFqbJDdiBxf7WmAP76mk1xJaXOdzri",
-	"Ma1nrobx3mDw60qOlxt2BWjLy1eiskyXQGorNoMNtwSsUzNajftHVlSy3vtKKBrVercAGPzQs3U2s3lX",
-	"QKUqYigjMxM3dD8aW2HNSdIVrM58w8C5Up5ai7TWhoIt09XaULBNiKoq9G8NRVmp8aWRkzGrc7YhRO1X",
-	"2wIqirI7gNUu5EuF7GI1URqX0QOSZbaKOimplXaCdcSZc2Hm9/ssYYwodquMN3QAgfOxrcFkKzHud58c",
-	"FiteO8qHflxyxmc8PBPBbGKSOkqMCM/PSGjeQCXfXN6miQATSjPkYX/OBq1lwP4npIvcqhzy/Zp6Qebz",
-	"eWe+1xHJaCeWOyEPd252G172eI+H8FCyYJZwtdiZzCLFr9lCv/fBy0hk2dtXIAIqpV6ViF8xNRZhjr7W",
-	"f5zLetvsW7yh5etYz9mgD7bZsZDqP/ZOjrpH3f7+zYsnL97tDl68ePrk8Nn78xc/3HwvfyujSjdNomQ7",
-	"q6NUw5+Xv14Xhp2eImyndAFLQFoGeSnal66nNMwUcgA19rn4aNqh+K8MXvglAabYZClCJ9cSMO95Pv/j",
-	"mi3au6W8E7yGP7AFrG1AZYED/3H46npMfxl9+++zG6HOrl8e9A4eDyn/Q/Hv+GnvJ/XDy++mgzh++p2i",
-	"vVD8UBoKYnyh1qhkwbDemMTTyC7PhVDpsssPzgZFF1nzty9PfnjaG7R7B4f2LqSPLS70ALLhIDwmb5+d",
-	"kqPHRwdEK3p94ndvffIPcrhPIjFnSUAlI2N2q7/jShZqVN8+efyE0eGT3u6gt3v0ePDk8AnbO+gedY8G",
-	"wyf7w73HbJ/16B4d7NLD7nA3OOw9fjI4PBwcHAx3KT1gNN+/pXv7a7f9BLq1HO6XNWvxGtktuDpOF/A0",
-	"q8xkPeZ9EjE9lfTMZrBedefq/9f2Pa1iJ5ASZfpx4bv6a3jZyyru9o4cNl9oPmLrzG4QZ/S/fz1p/5u2",
-	"/+i2n3zI/qlX9eFj19vtPa4AhC3qVW0iYTcsWWAhrD6hZDyb0LidMBpCxrxvFAOMVoU4Ef3zhAZjHjPn",
-	"vUCEzO+QbxMaB2MiYvPLMUj4uUhCKBI8dAac0IUt5wAhJEWWELJa6ZSn+sVPabWF4lbPIOcJTxsdZaYY",
-	"Qmngs6OHlQTozaERWSLikQfuiSkT04jlD7esmmN92znsuoyWs62WhxVzbKKlSVi/6dmDokEipCQJixiV",
-	"TJKmZIyABxzeA+93n/i5jFifNPe73T7cNE2NaS9tdpYg4jil5oA10UCh7T6ZRazlQZ+uYtpuNq6cDUw3",
-	"uGJaaJryCt8v9EhuJjwMsQuVHnLJ6OBYXZeM7hE/rYcLA+313QDLQh1a/XqaXA2v7/ezMuqkvKhmoaYm",
-	"1oAQThkeE+Y5pWoMEyzXBnWnysxGOIfxgOmvCzPZ1cJ9O6GK5cZx6jsagAxmCj5esDSOVCU0llOaQCOz",
-	"SIweSaK0UkvlNQYFwWHkcs7dOcxJlGSIe7YtXy53lMXhVPBYyWMDJPhsbIJewfJPKC5qyJI2WLPlmE8R",
-	"KHotE9BEYDUm1g/Wc9DPgGQKeCO3NseFn+kBHEf8fvdJrpPRuqLc+vOSspt6pN1en9ylwCUMWSxsCgMa",
-	"PLW1BaDWCEb+TrhCEikrjADfHuS/1We+XI9Aj+EW4tBf9jRAijU4jonmH7miI/pbW/TGJ80DoPDlIouG",
-	"ktPiJvpNs6+qgi4I4+XKK+bTTaq9eGRdqZeyneVDG4tVA8oLExTqdrgFuN1SDeVFgfMUrEdbLvFQxHk3",
-	"7sOrKAVbVi+3sphGoSKLU9AoX+yn5Gi06MpEobvuJUmLVSJMS41yJ15mktGcfaLXSn4Tg0fSCvJEzEts",
-	"M/jwylhFa1+7sgWVWmhMG69S6Tubaug+kiQQ0WwSS8/2lhFJiJ7G+ndR06yr7FUwkmKHh4c057qQq/2N",
-	"nknexRCcNidL+6TlF5GfIA8EL9cEqXDuZVpUDunqZvmMmHohBrlP7+Y4XUb5Kssfvpka9reW5ePieFmf",
-	"JDHPk5oNCS65sbMoktXOvxLsLSl4IuaaZvRIhEpDRVpdGCwMJTk6eraJCkX//dgE8Iu5yU1Ml14S6DEv",
-	"P/VEzD2ySwZM63J6NMywzOrPIZbmYg1rIrqe0y7eM/ArO6PvWKyVRXZxW7tQych8QtTtqjIlKwqNpLHm",
-	"OQfj8ktoJVyNh/qlNRurT3r4STuMZVvdKn13iNncNJE1urQSUxKxGxYZIY8P7aehzX3NRRaFWXuZ2ADz",
-	"bjRdPK01uWsGgCWJmNHCWTJuoYnIpxGtRqybnbYc9OoslmsBb9p15dT0IjRRqVoVQlKd1cfl1arkvdWg",
-	"WxNQUxM5MyZZDLmxEbEKbajOUssg6qTiVDJBDDcunvUwYaytz9SUbYdBShndCzEob4Kb8WcMZg/kjb7H",
-	"by1xH5jUldau6sb5Ux7NElbOlFO7i16wVGI6ZeExNosicCObc8lK2TRulIWbLGWF/rQWg6aJCJiUzoSF",
-	"8oFiLkkoYuYRuzQ0HKaS5i4hvveuj/P7jM0guNxPZnHM45H+p16mT5po3dMysWTFJu8hvbqmh+ObA/WJ",
-	"pAtJ5uNFLv4cJ9RXBZwPyCfOdLDy3C5Q4zY4SdNmbzPkrdIulxqs5gODbUiws8gldCjiY45OMhoo1CFw",
-	"dvGhnMbPTOXkukUHNFtYrjiA5rxyvm7KRHgQ6SbmeCGXoGclYp67n6yZ+K2Ymxp2a9xRZjl1yhDkGFpa",
-	"hQDXnK22k4PWZrr73UR7djRVavoLMdiebq6hW3NXg1l0/Q605bf3KQCEiFS+ted4JCmlb2V7Fnk2uXrY",
-	"CgIlEYCrtIU/T8NfpYe9EIONikvo9+8ZfGIOuVbAiZ5uewj9Uoycwoxlhx5kj8k0ERqzmZozFhM1F2B8",
-	"TiNyi8bpZaiMqRyzCgb49tkpOXxy2Fue0TPlV3JMMD34wUKxap/uGmieFufaAKhmMxVgfR4H0UyWhqFo",
-	"bmqfGpiaTKqI0WF9aAZjFlyDfb4cohFV0FmIj2IWkuztDoGcRl8fHhhmfChUqiTRf3jG4qqXxSWhI8pj",
-	"ibWnEiHUsUlMJ3KCLhkfR9DX+dQL4aWf4W1fKNyVvg0mzPgSl06sFnbQWcgVOA4sWpg24WBs1/DDkHE7",
-	"8f2QRg9YAVw9FcQSNVO/O14WhuDp8wgPpWc9Cuk/MCEJo6fBf19e3CkSoytI5qye/JFJ90xLjCCK1FDa",
-	"yoVJHiNLgWPxpaKkAf+DZcjLWB6P9J20ic4bi4ePZFou1yBR5sa6C2/PSDMDn7tqc5wponkuBVWQ8Xm5",
-	"Pn9i0reNKMArHvzUhnlNNvtFmucNxSsuG62+SXUGyrTkTlP3KMQyDCSLA+Zp2EGZMoeUcDDEPU1NLDYe",
-	"Epe6v10oZsNCaMKyuhGGjZZ58tewkkAYLtLUxG3r0c25irXyLT3DZFrOOvTGACWgbzjrpGfik39gT/8l",
-	"BEuzMEvMHtg02aAX+jAjRm+YxJDFSIxGWPlW47BsHZNusRZIDcowJcEKdcJ4HK4q8AZ+/SZ0Sx8adHbO",
-	"XCvwPCxUL+BheZRoouQmUXHFmmI8RkeSHqYMnxHt1mkjFutfamJJv7ri1QKtgkFnif0Zthtm5TIBFAn3",
-	"Y9NcqivkW6WLKxG3tiqTxiMqFWERg8DMZmHFls223FJO21u0FlFrAJqJzxTxOQaDRWKkF8cDTQX6JGng",
-	"mCLXLqhUDsDRV8uAacJkaYSrW3HsmmH7UZo7cyOgli2KKw4OCQkO4JEkWb0ac45NsxwskIN80+qMtMgx",
-	"H8lUIVgLmtSMswmhwEf3oBOHuS9JSkRS/az1IDRUKUqxHpA9dsujM2tMcdP2OGsL15elKtbJSl0Y9Ceu",
-	"DGkua8Y11Lb1atem6oerdMACynctrmdTe798Gt+wSExLFYxi1BXSk/1RzRItjvmKuu71Dd7L3qri5M0s",
-	"qCq1/vhw0H7LQ0xkoRZ1cDuncRjlimAKp1J5zTzUyivrK5pcn0TRW0bDur63CU2uoeg0xJZUOd/ocAix",
-	"MHc5+/TbNSuua1jQK+bxyAR+xkK59fxpeDdbUhFyW04L1sNvfCorT6TCBcDllf6s3D2ln6yqN7KF4rag",
-	"vdlFZDOugsmm5y5its1Tf7AjrwrFzVU+iO0G4coC5XKNy4IqMqbTKYvLwhdK1RMopnN3J+vKRGAnuVnB",
-	"CaSX92XeKwlXpDliMZPQ5AU44pjdZurXVrx89rPBYuvZL4Vij/nqmuRUJFOR2BSU5Y83rOWeOZyX8WSp",
-	"HK1IiKbSQkB+rmbF2npR5mRKPHGYFaGPyvChdxfP2kdEq0mpJTMtC67sYRTTJfZ6e9293t5hL9zb3dvt",
-	"hXu9vd7B/l5372iP7nX3uvjfHoN/dw9oqet0vat9a7VS1zpa87glb4L+wfczdvrdu6Pk1W+3T3+55W9m",
-	"ZwffnpVfCowCv6abpxjmnKubFF2q7DuCCYx49S4WKXjkpDJ6KGoGCwh7B1OcvrEDN0LzTcSHLFgEEQM/",
-	"PTnJJdjgi3NTV90G6UKLkz6h2TRZXk4g9DxQAJ9CwXXLTrJXjAGDKyJmyha9g0cQ858PbTU1ncyGV5Xm",
-	"TI/ysNv1HsyLu3krhfSL7OTTpe5ubu5Lo0GMf7gYLGL7MbgYk+OoGZeo9gdnuyyuPk+/hliXsBsPJbsU",
-	"IR6vFE1p2m49laG0MkfCpBIJ20l/zecYmDaV6Lcbi7kNILc5zPB7mpaBZVe4ImMsWyrHYs5CtEtW6yTb",
-	"KYqRVlapH7XB7xbkmi+s4WRzr6qzUqqjZOlFlli34KlLB83fINd2oHG0GlRg7qZF5o5lza4TpkF3s+V9",
-	"Y9ffu+wbc8n6TlUO6NWn9eysvkieFCZYj/eeft1s7bPJhG5QVSAr20Iqg/M/R8WQVXb4Ehjez2ljihps",
-	"VHVkCcKr1Xqtxps2yxEkHWklHtwHaPA1/PEYSEU/nE1BsdCvAAffnmZ/P/X7c6vTa1XVP0fxvJMq+Zm0",
-	"ndXV44zOkuoweV0ir7IsqRSZSrJJGFtKK2aJtcvyZQRk3WuVFputXHMrwhLt5HWZmIo+C0KU3DFfY4w2",
-	"RC15RESh7ZBVO4zP0ZlX2ulz2my1DlsAoLN2hFMtdKklejVbxXak7i3MTndP3SOHuFWy0760ZTXEMcaV",
-	"ChnneX9tM1ZsO61ETk1x0pyhUQ90HstXWi0xWgdKJFdpnc+1jPyu0qo6YQBq/l8VK2hk5a9tyWhgZL8V",
-	"reTFAiKbGXtXRRfq+1itCMslA8rK+POHsC/DHYNPuQbkisq3myUHVb7HVVQOsW0Ec5vIbacHckHwlS1z",
-	"ef9eDrEdOelgm92K59BveuhlBvoNxaVD0d9zfZ1erKhMFkVL/RtdlnDfCFF3MfUuE1vleKu0a9dLYTzT",
-	"YwSXMblB5QC1URLSn8lTvlACX0tnyyRUTjT1HFc/QsuJyvqWcaEnBbqGAzHRN9ZETNDcBPXJsTq8kk4L",
-	"FAwWM83Tskrq+eYaXJW2AekQrW2wWxooY7OHPjGK+N89vSA78iaAD3Y+ptNdIRw+7XzMZZR88tH85cub",
-	"gOhPTDkTH93ZEFY3KYuV27ipQRVOQMcGU3J/ubONvaGJZIQ70v/pXLOF7Pwmy6+F17w6UI3wtNGK29BB",
-	"PwG3nInvw2j7qDzXa/MOC1VbLx5OHgTO1kuDc9L2Css7Pf/+BCpm2cbbbr+KRxIxxssXxOqsDAAq+Bts",
-	"c3PbWsH0F3Fwmy4kkaJ1DHGPUAljqvHad4DnYxBFLIjpOjOcRSRhw4TJcVZuQ2t/UvEoQvoI9ZBp+wbo",
-	"d2KLk6Ql4/pwnlgxPvSQ9Gax1sn1n/qIqZphnq1xQQwScc3iclfDhu0jChxq6YgdhN+kkUO1xfwNygNX",
-	"UK25pKSyeRaDaHooEb2ZbPYauJwNrBiV4jw30grp/iYRg4hNSpMT3j47JY+Puo+JeYlgipXMqldiOBDk",
-	"fGUhWr9PsxpKEvxlZdYyUx6rXhqdUzysLCctXSi7VSwGzwaGCCIRSTphtsaWLb4Fi7ZdO7H8md0BVh7K",
-	"tvDIvDwQIYeqXLNgrL8srXcDFARmPVUl3nksFY0rsvaz/kYlloxKjT3VkLJGWAMxU/1BROP1gRIFLTpt",
-	"M2T2UIE2ZaGaUHnNRkhk/k3ohxyMRaIFi+g7CQF6YC+r1PUIze+gngtNnzzU/GzIocYftoaYRmKhkQ86",
-	"Sqm5SK6JDb+wRWpx2gqrlEiuwgcoIrppJER28Qnvb/80gLhyoh027K1vwVySSI11uuG8itUid590hz26",
-	"2x70gr3243CftY+Gh932492j3pM9uj84CB6vNNeunteUe0Q/5n0Wcbiq1md+1h80f7B49O7ilCwYTfR9",
-	"Blup5pynFBu255dzfhMgxIBEet3eYb4i5vlN0EwNWf9lN/lf+E0LPvq1237y4WNpucxyys3jkpfDc8cB",
-	"XsSSUsJGab21ph5G+q/v6hEmdKhqNfX44ppsFGFWzzNZgExdB/qm+z8Jw+oa8RtsstTG2kujAqyWtxUj",
-	"61tGQx6XdmGEnEmUn9D117zotMQHhS5hUDVP1owm1N8syjkVjlORn+xOBXhr16ZFXiDiIR/NtNCDxTW7",
-	"trai1k30saS18MrT3CY85hOtiXfLoxxw3itc/NICv7c+bCSpib5I61fxYk5iMSdNxEYejzRnHTADRpun",
-	"QUdkIGZxeJfVzROu0DqyKkFkqSYgLkh6RAq8jkJFQEkCGpOBaXEdlmWPVCJZuhDnMJeAV46EVR0sjDCq",
-	"FxzqZUUpbapgaJs0myr61czuYdxoBZdzyXNQ8zczmG+q/zCIlOc37KpWjg2exlP7EaZj5uM7a4PnbuGU",
-	"FeHCuebOWielkwqjyTqDvEhNbasWZgxyd4i2NJpenvPdXYWD4Taui+OofivbQ9xj5Jr4hG+niHSXru4b",
-	"YG46z8O7o6HwqeJRtGXT9RbCPO8Ti1dVFai0RlABGVz0z+NuMcYiVZYNPixHe2ZBF5ZPpjGfdcJIc556",
-	"u7oiM7TRos5ZWnqvFlUF5rgijxI1bBBiqBFQ6YY0oxBmYZ/42P8/9O3jTFhh+V546hGf3U71mfnuMBDr",
-	"bBP0/GwrPuSETqmULDw2NerMajBLJO9ScFrSYFdr1F9ynoRHMvMxeKS0abi1wsICrXUbimxTU9WirmUW",
-	"vQWOBXZpyBKLLGnmNoq6jZhFocl8kiaIHIp8WWi2jgmLJHpNMHve75DnANyQJfyGgRKChZL5xAAbQ9Ih",
-	"6jxLxTMWEXIC3T0MAeCIetVQNZ7RYGxKCEoWsUBJB1EkLtkulqu8pRhubw3PWozlTE5ZHBrHHCAJXJJh",
-	"W6Vm5NUB7YjgL7lUFfVQf4xTjOYxxNljZrRdfNM8hFT81ldF60tVtHJaytaUji9TTn9+cbqxEMwk3BZF",
-	"W7VARaEHWFMt5jaNezeUf5+g98x8Umo9eGtF6RbjzHDMnzS7qhue6bK4zxyYeY8b1foCoJXt9R++xvqm",
-	"xrainCpx/z3cBeguN5hNC8KnVTc3SsjZRkBZSdy0gx4rbgDweqrNG019o3hZp1VmzfL2qwypDmVvzMSA",
-	"tvs5C7np9WQzWlBFv0ehySLjWc305ENwvbdsuKHHwdrkoEyqBoFrkeGhl7u5GCNNejWxFpuKRLXN0xNy",
-	"ffMPin3Ctm9K2fDL1YS1TEfZ6qqPbO2VM0Vh6z0biyiUnnGrQS/RXLpsSSpun/hwzfBJcxYrHhU8KPqO",
-	"B1cofdez9w9fa/4w5QBbXaUX2uaQxzSCgkFZ8nAz34P+Ua20YY/gcmyupfm4dYcb0vo70KY5G3mof+6E",
-	"jc+N2vcRgl/TSqp77ZYxA0eoPmD2SR7rN0w9weXeO++khPI+b9KJkbV3Swi3JhA3HTznjU95g8kGr+uJ",
-	"3iTX7m6K9Pq0J3OFvIfjeoup2asabGfqWi2v4RdjodrQ2PTFuuM+bz7qw7ry4BaQtpSrSF4ARl1RSPX7",
-	"rNKDte06FwqjmZmAHDQmz2LFQgj3XECc/TThN1Sx1qZ9NO7gfjxcGUH2WRSEu3kUFR25WSvBTCpIss6q",
-	"V6btoa+wuiIqgqtKuvytzJF39u7VKemioe+oKHXsl9ZAmVZwcWholdkyT4/5Si+r5MSZSegskxdOsifI",
-	"i+oYERqGd+gaVJF8VOwMYpPw7Bx1trNGS7M7k/mu3nW1jvTzDXSJArhLrHI10j0LDGc14NZcqrNN1NZY",
-	"0nDYDH5b1jEzKN1FycwF61otE3+sU3Noq0WG7lQuaFEXjypvSXdRRHPHumU9dK2/1Hry8x7TtPhT07oS",
-	"QqLo6EvznX7ZmulVWQreG6yenDbxtkAtjRf7y2t5X5W2v6cPeaVmVu5HvoMyVupM3oZmtpJjbuxbNtR0",
-	"P++ylSvrZMSDCPwNfcxmKX+GlzlLEV5b3uSv4l52CxVupMyu9DHf3au7UeHEz+PYTbOGN/TZOpUb67tt",
-	"04/WUswdmITjvc1X6Sy6b+0q7sdP6vhwU13vQVhLZdMkxxWL7sFyd19Jkn3I4J/UuXP0UwUnoLFWZAaM",
-	"wIVVXx+CMY1HmDNPk2DMb4xPkIZtqOSbc92lQ+rXC57CvtaRoM4hDinxAmN6thaCac23epgS32K69zre",
-	"xRJvv+PjBzVtwqXUCyu6Ic1e1uX0W7hs4InEkTf3RZpN/GneyK9exS/Rq/h5/Ih5nN3Yk5gS7X19iSW0",
-	"87m9iRNxw352ytHVJ2D9Zb6SXRUJr6jqhI+uTHmSq2EiJlc5l87yTdd8AmVQ1lQgtcOyeBNNxn6FZck2",
-	"6r4G+JcC5GrC1Fhs4Op0D+IVfLuWgFKVqHTi5c0sA2XdIVRBvB4+1dWNcPKsZHnb3c9d6asUubdcE+0t",
-	"ytg0j//+efJLhdpJ84yd8UfSdIo08jhTHDHULfzzAtdWqfErYLa1ygKFWAYHXm5VAQO2ypDIuwUmvGXD",
-	"hysnkAIKJcU2IWUzqUpRyz6uCKL8guIlHz7usexcNi08v6LcvBuTs+Va8+kqZ5GqXWfeBvN++UXmDeQ8",
-	"U/kvJfVjMmALEZvMut1ulzQlYwRVRXi3rhXb+WR5Vc80rWHC30QkTM8Ww2z2RGGh6DLR42DlXigzh7UU",
-	"NqpdUKiE766sZl38HDasyppTWLnJFMWvRMW/UJ7cn5j3lvXX3VYvpzW+6YdImrvHbflrWvyflcdXvFoX",
-	"eyHl3TNpdt/aZL0SL8vGThwnu6+Q2W7opZSBKark6uI2kLeMSc4JC5Swzs0VOorMib8nd6i9k2qNWeeq",
-	"7n5vb+8OQ7k293S03u7GI80kSwpL6m04SAHPcETPhdsGPZHg6FarS9OIKr1AsAJzqXhwR7MKokmVevNm",
-	"eZptGFIuLl4ub+ucBSLW15GQDeksUuSw260ooERv8SD2dg/2Du0FYsUBX9DRRs66NL6g0kjzYA4o40VP",
-	"TyDnPq/o63G/tl3oYi5x/qxx6lig1tXrc4DtZ112nLgZKB1BNbLFIU0geOZuWJ078M/txMmk5xJE3l2c",
-	"euQFvaHn8CPxlXh+/uM5TNVsQQ/GCWlOeBRxCeRApgkLuBYfrXwwdq/bO2zv7rZ7vYvuUb/b7Xe7nW63",
-	"+2+XXjavKn2R0FgOWfLjPEaku/8dWpkh28KOuXykaVBlyU2GzQl86REaE3ZrDMuaweYBEjL2n/meTCkc",
-	"bDBm7rq8X1b+m7HpFZVXYWV8qVuDTUQhLk0j7MJtNHJMtB6Etx1oqq9q3F5wlaUIlfw+PQE6OhWxYrcr",
-	"jmPdHQFgChT4COrs6dFMyd+sCiy74SGLA+ZBy28cySYWquT3KVSRb1QtdKbGIuF/gAmxxnqdQ9nvPjlc",
-	"12e3gcSSrhnbj168/elNn/hlc/TJRz1i3+zjk9/qE18The9B+eO9vb0nlvH4/9YiYCiZIk3WGXUIUFl3",
-	"v93dvQAS63e7/255TsFCBf8GGoH2DZJA/WDSjMXcPf/WMfEjEVAlEh8911oFA1TCnWARfltsHRykwViw",
-	"0Ia8IR/NDg19k+tP4G4EfEI0RMlNr9OFSjzpcEYsNjUa7GjdU3NBy3ZRe4RPH0lNGqZcX6u0645R/ZfO",
-	"f40RyyxH2WC5Tb8PMpRcKUGqUFlfkGN19/kTJsUsQXfNZt8W+UW6igJQPAtdZ7IP9XClsjtLJT4YBYn4",
-	"Bq6+QQLLNTJPfAXX8ZbYDjSUAIfLwk/rD4kkNbNCTaqbwPoxffMnxszZvyIxuoKyV37ao+IKEguuZknk",
-	"F5lZSZOKDEPXomDVC39Uedo2wcEc3y8iX0k9keoa+S7mlTQ1mrArdkOjmb531mxOYb8zbVTqf3cfVF5a",
-	"aw7eVYj+ymlmtSwRTxYJRRSfJsJ0urCdkDyrvEqW3PCgxIK/zgpXt2h6VXJdzWY2JZGkVdB4Q3lSWiK4",
-	"ifD2iAV3i0wpT9xgrJAFEU1YmUJQm4JWoGJhZ/VZ2VsWiFHM/9Jqxx1ViyVlQr+8FV3CAer9NYkkG+y/",
-	"lR5Rgpl/Ly0ihyV1dAgXE75qEB/vp6VuU0OAY/mjOkLo76pBODsvQ/J3YJvfYtQKGvuzAJ6+KYPKNOYr",
-	"YUJlSZMqEjEqofQBsL8Jj92JdtfoIitTvJxX7+xfKzCg3d5Rkf9kLTwuL88b1ck+K/H84iUcecXB2NiS",
-	"LZ0KMowv4Eju5L7d/BzrHsAWfIErD3FbYTvpMbpZtH8x2qqRxHgfunHj/F6KUXmEQyRGo2L/ZU3Mk6nq",
-	"kzkUYqYyNeRD9NN8LCYeaKeeE3EvZ9H2CrNUyDVMJFtqeepGZi6lG5cG6ScZ/m1SftcGitiJTfnrhtcY",
-	"Uh5VJARY2Jn4jmWUPnt+lm+LqyGcgrw0/TUds3YXVBd0+e/zK0y3WfBcW4h9WI9otVMeckgXiVF1yoN+",
-	"eKeYYY33JS64B4zYykUd3zmIoWQUD6FQM7apeCYbhfQvHY7hCNLUoAet+25eu1JcWRHiX0CQrTrxSoLL",
-	"S2MpKMF4b33ltrTSJ5ScvT4nF79cpOU1aUy+v7h4Ywrti0T/oCEHjnURa95JY7zDNyWLhm07WCuLJu04",
-	"2Uj6nasQMjfgn2Olpk5DYxjJCUsvYz6wxcUZLP/+Qhd7/7YRGoVcveyGZoBlmx2Mtfyg0YxJaGcg2Q1L",
-	"aLQqJ2K5xy06+4qhsNusUvWg0d14CunVwiZSp8exFuJZEgDycY19WTC8KZBmiFgZ2bFYFYZsxEHicIVV",
-	"VJtP/X4a37BITFdFDRfHr4ZKvm55fZAg0TnwyJUyrwEMExv2MJCoGHwVGPJJ9psAAr/MgSKXeV8LGCY0",
-	"7qHAUTF8BUBszGDRumTL5GStMbHL7u6haXMOseXv3j0/u3nskTG7LURUdG9tTbVBL9gL99nB8LDrllML",
-	"8/0ou7e/dttPaHv44eNer6zlpNd4T1UwPkVVqX7PXvjqfDZwbxDFQj2SBQmrwIFzGz7zng3GQlxL6Fut",
-	"ZTd+RZrzsWTBFTDlAZXscL/lQbmgGO3aIg4Kpf/wg1fDH356khx998O/fk8u5r+9e3N29Pzlm38/F72X",
-	"9CU9n6+Vu2bVywe73JsYAj+kA4T0OpHfTKcI57rhSKjBLsH6bppL7qCrNBZ3GjP9VlQVmPyMRVwTMKvd",
-	"RlMrdIVP75lB4Y62qJ1CkU1flUVxP5BUFHEKzVOrv1r19cZE6xRsufhSeXtp83Dzq6xZQ9UFH7pnV/SK",
-	"nrNYkXki4tEx0ZMvUKdKRyy9GsLmSgssXYD1HJtDz5FttHnoZV3ARWwy9s1mK3v+z+SVbVFe1vczYHp9",
-	"jyRqw/jBMemmGmHIoam8c9tbcxtK95SeQ6NwIvl1WbC60K9EISt5L+ioakNGmio6IpT4io78PNuaQ0aI",
-	"PCZ20aDpYhsrSHnBTt4JG85k+tD0Upeuxn+/ikrI6MrLSvhDyiMej3zg/CkVkADabJnCECm0bKfT3j4Z",
-	"i1kijwklEVUsyUhqQq8ZlKLzbfmJtAqd3U1aRMHMvWLRriQskfsIxRzMm3qJYobdyVBObK/8mlnwleSm",
-	"Ff0WUyJWV0HTCIfoFKZd39Mvjome0nSF09goC1JtbemfVBEzQchrWb1LHXWzVxw81J84a6xyWGEudjXX",
-	"0oCwYDmu2L9no49L2RZ8nFoO167+Qr+oP0M+eTVLKmJX3719SUx7Y/3PZBYxEmtkibgmda4IVagImCNa",
-	"oz0VgJVbuAunpewVd6VZzkrOhpfH6kqG6BJjXUVjxNQ21ayCZlxD19quWuEOvbmylft6G/pWERy1dK7c",
-	"KrYMnwtDRyVKC60Qja7BIvfGmNFELpd3MsVSTXFGITz3XpsbIN/Y57iENUAilKlFZEZI+07rd32XLfrW",
-	"kMWTLKGWW9XIsXepsZCMTGjIjGzkcRDNQhbmawqt9k5gOkipYESCfqrFdHXcvL0RU6vSERrHYhYHGub6",
-	"tq1Z0GyK+83KJ6XQnUxnirktZpQgKplB188S1E3rii7H1fM4vJ9TZrNUzjw43mYlDKplXvmHZQhXqflW",
-	"MAED2KxiVzkeHxPJGMkVAIPHTrpnq8rf87nTKOE8l6RMdcajQY1SloGY+YYuIkHD1UatDI9TTROjcMzP",
-	"pmGtiXIrMYOM6ZTdUfK4BFdXcanOA3pvG9+mtZ2pBG7RqZe/k/L5JVX+ctbt7gX6gOBfrGOkvI+aUZwq",
-	"jlCuKuumAe1yl782Sal+p4xpdTIjRvab+cKhbOe19Cf3LY3fuXfgB/vGh3Vyyao/KbS9Ek2pQmTpk2TB",
-	"LOFqca5PGhFiwGjCkpOZGpfGyJ68eU6u2aKPIWEasOilJ4MF2d8zFrVZEpFgTBMaKAhRM/uzbYU1/lEl",
-	"EtLUg+jhzBs+EDmgHVgDYCnZ+YOb55NeN4+HApvJxMpUXDBpVI0J5bGiPGaJ/E95E3R4DHEbNkS439BT",
-	"Oi8tR7ue2LLiyO7T/OAO+eab1FUhv/kGQvXIN99kLO2bbzxXUKfPgcfphzQOL2OUl6i6B2LCJBnQ4NrG",
-	"w37zDcTZffONKa4QL0TMSEDjTCr1L+PLeLdDFL3GrtwWrY2kMtEezQGLxLxFeKwENMiGc8d5oBxEtDCi",
-	"Gj/wjCQXMbuMCSFTU3e6aSsFQtwhl8S/bFw2fC+tIIgDS+J//OR7WBAaSwwaFipbx5dxr0MkSziN+B9a",
-	"rOIy3j47JUePjw5I88X5j6/JKY1FzAP9DjoGES/7GkUkkSIxSPTu4ll795AEImRkFnMlPVjw09NXJya3",
-	"0NQA0dxEesTXo3eQhPhw4ZvwSsJkQKc8Hun17XXImEpUffT4R8ZwDuv89uXJD097AwJq3F6vrR8RMVPT",
-	"mQI5NU+4YsTv3vrkH1i3I6CSkTG77cDK0FoiZ5Ei7PcZjSTx4ZQ7Juqyo0/0zD29vqMV+q6s8YiDrR4x",
-	"+fQpjV0NFl7G2HKyyD++jFM1rzBmrgJAYQoUA55WCKuG9lC8e5dx6XomTOnvVeQfW29U1fwli3FqFXiX",
-	"cW5pJkZs3bLImlV1LuPnseQhc7qeE9985ENAeTSnC7zN2jsrSZmuRaemX5WY6msMy1dwNR4oORZzsBZR",
-	"afFnzG4xEIQqM/Ij6aIkIMtTIFUTzeUEHxjzEwUdmE8mM0UHUSZqm74T9pvHDvIPsuvpzy5jhEDrGLI8",
-	"07KbUtEFVByFEYcCWiRmI17xUA9K5ZWI/VaHpHYj5AXvLk4Jjy/jNQnAHeLrE9Ew5zHBPGDZIbhd0IW4",
-	"JMAsbP6AuZohDZ3YzvlwRH0NFiOxUNhc6W3u7znSqQWQz6WC9cm3IHmI0QjYAhUCv0Og9s0sYpcxxmlr",
-	"vcJwTRBq8DU23jei1SdSY87c5M5yRWLGQn1CuKhM3vrQVlIzdXkZa349xUgE6OTS1MwV2k46H2CkQdoE",
-	"g2oern+JxAj/ccbOuH2QVTFoeXr80CwB8IxLArx+oiXegBGQmaS5391FY+ycSwhkILP4OgZfWWLL1cIg",
-	"9obX0iCKFojs00QMmCT+zpjRSI3/MLHkO3pBiz980vRv2/ImaMN7EHluYNYnv37wWyQUYH+FIrd6vDGj",
-	"IUsuY82FowjO+5RCgSc46PQEyIQmemFmeEknrD0USRsOqo2hZL6xT0hzfCbAjEb8mqGYvmZsKvEs9Sys",
-	"fSpilYjIJ02EeIvMxwJogMrrFEcxjAXWPKG2hgKhaQQbYK0efZFBljRNQwVNKGjEc6uoYZ61hl3axaWF",
-	"WGb3ENAkWVzG/s80WfRJDpl9G3+iBb1WBIgJk7EEdG3aNuR32bdtHHy8tEc8YMbUY/Sokym83+t0G14D",
-	"zICgoMn+zs58Pu9QeNwRyWjHfCt3Xj4/ffr6/Cl8A3cEFVmNrKBrOTeqfmO308UPxJTFdMob/cZep9vZ",
-	"Q5f0GNTWnVxmJjR3EWVxAmdCY6QbJe+nSZ2M+GkovQ/3fa1g+RhD7xMRE9+G0fsQQWuzNjqluU3+v/1j",
-	"UsxX+l/FyaHUlxMK71sgfsS4H0P1Nm3O+RWtO2kpCXwA4VWAtK6A9Tsk57AxcYaZNJoDevhaJHZU8vvU",
-	"zzLdgJIhDW4i4hGOnQO2TGnJ0wqSe7PjMcHiQPhA/4dP2DHxIaIKN695SchjmixIr9u1BJMuCJm7ZaIL",
-	"3EiaxJXlzWgS4Ga5aSoMTTNp+m5f26abDpMtFkN6QxbwkIVkmIiJ5xiA8N+RGBFIjEmjut69fWnPArgg",
-	"jAXaXTFNhjxNEpEglb9JxCBiE3KGGkyf7He7hvRBylmurBkgiDuRkEHC6DXuEHUy0rTs2KbmpXzYI/vd",
-	"fXvtTTHOI4jMyL4RlXEqW6bcHjtSfcpSn4eN/nLOdBZz960IF/ZCZsxydDqNjBze+U0iTdariF2Zx/8p",
-	"f/1VyYxh+DGYoYEP9Lrdh1yHMXjDQqpM3h4WwBAJASyHII19XFbZbOnydwxOfEvTbA74crf2l+9iJxkY",
-	"vt2v/e1roZ6BKVx/t7tX+ztjvLoQ4iVNRgw/P9hgyXI2ncLN7hULObX+pf3ek9pjXAjxisY2dwJu9Acb",
-	"wPt5rFgS0wioEz+uv/1zzIt+F9MbytHF6BpWGv1fP37y8laVXz98+uA15GwyoclCYw5mBpbVmkAruARL",
-	"T/L7tPFBj23VKb3GUVkc1InRCjQ7nY95hNeaaSICJiVJZrE8hmgDLQo1f1FiZmuhUUUHVLIy6v/ezFpO",
-	"cKuB9cq4T+pSQoEEaqFjCR7WwaG7Ik8Ba/Jnnjvfl/xG3ySlc5hyIRWbND54DUcDtr7pFVqr4XkaCfD+",
-	"KPN6j6zEiapEfxsbaaW8NGI60xY4Rg9C7rSVI6RJ4X7mv/nx/ILk16AVdxQixhjNE0ex6BRUB88x6xjZ",
-	"pG9wqXTqlMqxnHh01KcqqYXRmCd5UGntMaETpqAA3q8fG1wDytKd0XIL+ZR54eO2eNgwEfnDPeVWLR9p",
-	"Wu1guTR8qfwy5xYiJvw3FFz/jYTOmFXVu5B5UjO6/ZIoqsuoJk7xkY1YU3pbsSOQpo82Jk2b+v+dcfxW",
-	"oVKJMcOYe5PvRkaDxRYYiOYhHaLvn2MhlcTioHbrnEkPGIzbSbefA46p0JAukMt8CXTS9L97ekF25E1g",
-	"GPbOx/ThJ98zF8WMO47EjUaLOGBXQ82b5iK59ltZOiGeDw5aLgHKk/OXWWJaE+aBFeh0ngqeY47LqTnz",
-	"Z/Kdr/yjJv9YItiMCPJ0eGe+gVbCSq5xzrT0VkySywZ6x2h42YBbu/kFnDKXjQ55D0QWMxb+U7/lY2qE",
-	"qbTaAuN7qcaMpWgC9L7p7TC0pRptKeEaFqnOnA5CyVTfpE2kqJoLa8bG1De0DSYMiCr9CIgb7aX2wzEj",
-	"ER1hAfhjIgWUhKchGdBIryohaKGULA6xxj3FFG+uclo/rpJrVU8qwxxCNo3EYsJihYYJB0IANb8IFEiN",
-	"WB7VvNIhB929vKEY7SeICIomyjQ3GM9UKOaxa8XJ28dLRidNXy9Ko6nfgqGNixGV1AyYMn9qHIqlDPlo",
-	"ZgN3850TEE8neqsT49nARcdiTpo4OTcWLzwar/RsSlnsW8TeJR2zJDAst2hrgAcfixIkFPq/A9wo5CeV",
-	"aan65BquNmqQu9Fv6O+c+AXzJ5xyWXjB3fTSNLjuYxZyB1NhZBOeTqPfy/64wqf6J3u4qUGnnnDREOZw",
-	"ryqRLG8RWn/f+2ZNhr+e0+e4egpTZJE5BqgPDDgYUFLGK0jKa1vbveE6dZI2s+en9Wy+2vNr2vMdUH+1",
-	"5v83suY7tcse0JZfUkfvT7Dkl9Vp+2rH/2rH37odf6nSY7kVX94EO3TK29dsUW22xZgCG8KSK4bjkYjf",
-	"MBNFDZEYEL3jdGO1iWBog8VUMJlVp/CMss2G/NZLcxBtMK4HXVwJ5OU1lbCaLyUTHs8Ua7kTl7GXl1yq",
-	"kyn/Qe9uSQsuO5LslZ1TEUsuFYuDxYW4ZnHj3ubSVczBrHIdU9DndGeNsg7x380Y8ZdWQx0fiVQObj+S",
-	"FudduyMNMKb+wyevQht85QS/WaKxSaWWajTqm/hDnzR327vdbi5YGVI+Ixpft1A7gfAmJVk0NEFpasxl",
-	"mt0E9TnhdqxVhvPvT9q9g0OMJOWSXLOpwttwxKWSEO0HL2IA+m7PmZk0faRFv9UhJzZeaCwiuN33ukju",
-	"zVls24RjVOyIKUn2u0/6hhjBWgnD61H04m2cVtNokjPJEhJyqY8hbKW3ei6zyCAqySwOteJGbURhLACq",
-	"EPu9390rI3msAYDk9EDqhDvFRrrE7pbZRbHgQgXTMCAzht4sI5c0nZITY5ZgegsGuMGKz2+CtsMG28gH",
-	"K5Zmvivhm58+J7+qwwmeiWTAw5DF+EUNTnUq4mHEg/vdzOtoMvdSYb4wforo6Ya/5tlgKVctaiU7H6+Z",
-	"vtR+QkYbsbIsr7fAXSSwnZx+8kgixwIuBeaEVIVxWI0TOJrmBRneCrkRmh+nL9MsujfLJtGjQr1BBhbW",
-	"GAqCp5YLOaaJrdxmLbV9d5Y51VRp1CR3BihUQoMxI03//OfTq5N3F99fnZ6cfv/06uLipWbS+k42t4u2",
-	"/JoCq7Q7t+mU+voXltsJNfhSnrnSWmikEfbVbfp4OGnRQC1hWqmBcErVOLMP4qt1/deH+3f0XtcKAjkZ",
-	"Kpa8B/vjZ2VONa5Qm9+d/h7a19tMcyiS8Eo1zDKMYMyC61wbdsfNaRlIue+XRVHe+J/ZsMQ81rrckkEM",
-	"3bc8GHfIM1H4qDxaulRZ0Wt2Cx1u4Zbirf0mzR97Hj7spWZpe+s0lVxZS6wZ83lvO3fQHr6SdCVJa8JK",
-	"6YqupSqHvM0PDnWDLpGVWqw2xl9kcnDAMLURhKumyE7FdeF1Lh3+oW4MS9XrP/OlYanE5fprg1NQgcfG",
-	"Wg0pY5Am9Te4LXzV/R9W9ydupQlL3ZC6JMcOeYcs5DvmZ4NOK0yR6YvGpwMZZkMega8GssiSG627J3Qe",
-	"SZPgrWdwPqRh6INbC0qvEDAqhlwGAiYANRbKqbvVdFEggVQXM6VZi/XSgJUSpjM2TIp/4YO0ERDH6C4+",
-	"BN+PHtL+9UgSP2a36gqT7k2+FLSHNlPg9tLCKFjJIl+XZUGavtb5fY/4PDaFvzziS0Uj5pOpXktuFuNF",
-	"FcSUSh/OIpKwYcLk2CO+fhgmdB77uCd9oxDxSAPPXlCMdcpG3IDjjY943B4LqTeccXy4bdGQUEX8XCSa",
-	"cT3udDodv8qEe8ZC/iZDjgfUWPIzreOQGcJ+tck+VGhArSBSYADZaZRwAVe3YCGvHwGWcqcUUy3Nrowl",
-	"hdoGWdlbl9YLTAGifZYc9DudOYuiNrhiYf4OuIg7Gp19x5L34v25R6QwdRpIwqIFj0dkShO1gKAIuBYR",
-	"itCwtW5MLEHKF7HwMGm37Rr9gmEhK7GOwe4ZIxWJZgzp3ubUaXy2YKqMpL9jQNGvLBw3vfPoj7Fo+v2v",
-	"LyXx5yKYTVgMyfBDBkXtPDhIsF7BP5oUMS7dtZYjUFbeBLaFvA38uqJPbzk3cWQBptjn1aunF9VFAa02",
-	"Be98Zg3q6/3nPhGsGSU9cnWDDPe2yLg+5mpafNqUf6Valv0hK2S+zNCUKx5JE8NQ4GMeRzy2aTnOljU3",
-	"C2ztFQhQaeX5XIc8NzUCgJPNx1RB4ru7FFvj65j4v7Q1n2hD3S4T7MPVag1JJK7WUzCuJgzZn7PRFBZU",
-	"pStYwfCe8Yjdi9mtN+3Y6mX6qve3Yo4mHeN+jNFruEhRvsO8AlvEq04uwNXGs0ZYSNdiFFb4hLNOsaks",
-	"zPUrn/6L8mlL+G5OzhZ5dsQUC3fSu9PqfErzenbVkq4nSMxj6UEBTKnMq+iX7+PlUonJQCq9j/RmmTAq",
-	"s7qd+E31xQwmzwqSfRb79RvM4q313jn/gz2skXsJBqtujSdkSrFW0vK5fb1DPnRcz2pawfwLqUSyzlaF",
-	"BGpK6tWiTlsqN685cSZJU1+ozGtgZHUW5zxqGVNXWnM3v24Mgm+a7JNlTxSoX9YV5eX/LKpzrVKG4W2T",
-	"YZiCsJ+FWxTp8xmPFHSNWO5JES2ckG7phAkY1a4i8SWnVjfqpo48jVM97a/K88wxbsbw0iK+X7nd5+F2",
-	"FSxjM1Zn+VVNblcs2uAwtWaBq+mLlbM0jgstZVsPz5bSbf7JnOmvyQ0s9DZlCPa7rzzh8/GElELvwBZG",
-	"LNYUxNphLNvqVhUCbVKLUyWz8HMdVCfQ3dMnJiKPJyw8tgmxNJKQeQqFIcFLB6lLkNCERmzTdSNdgd+5",
-	"jJ+JhPi2Qadv726YR0ajGWRxUac7qE0yw3U/koRO2S1pytloBD3xycXFS7LX7RLZggYnl7Gf9vz0TVY2",
-	"NhNJDflYthMHxMqdOZO+vg26QOioW+UfY9kZfRqXsZ/r5+l3yLfCpDzmLPJxrpq1XnoUiXk74lJBaNJl",
-	"7Fe0JPUJJdM0bxuDG0eCQfo25s47TVBL4OyhSnoZlwQ7QUJaLBQ2SSYX44QxyMWDYsh9Ex2PZ9H09d7t",
-	"ESgxJRG7YVHLIxTfwIK+CcZbsqFI9DdQpEF/aApTZHIiTHdj3rL7x7od6YfeZWz+KO6sVW7EwzWcxfLi",
-	"Vn3+QK0a8iQzEy63yc17cdJjbVqK8yACHBI9EaU0ibWqVN4S+q2t+JY09v20vObnZ3othQihtAYU9O3V",
-	"iOtUORlqoq/C9cqdFA+/URGPWtbT9n6J6tJGNI9sd0rX3rSEzQ1o/j9jbsOEDLMb/YZtntke9IK99uNw",
-	"n7WPhofdtttBM+tS5ERSre+/q24VlkjN8ax//tS7HQeTpyP6y6vRv86/jQe9J9fPv3t78+95ru9NvlO0",
-	"JU7g6IbV4JqcWBEtatgtNrwuQga5RpEllIHnnst25UMEpQKyWWGFMZsXF5eyNXc9pUNmQ90Jvp9q1yiw",
-	"jOviVm0Uf4lwNsGtS+j4t4vL/GyhYH9B/dGiUNZsfRlTPMwAN0kSud7qqwI7R0xVqJGV2uNbpmZJbExd",
-	"mGxagrgZgxgWA7SxPSHeC3E7WoNAMdbKwim4ggiKQebJDE0bxbox38eZBzGGyymV2bqqPIV/kn7xkDfE",
-	"dFtrGRBq56bQGB7O1wjwv3JSBw0LheQzulwm2lWM4jcxWG19StNF+GQqEkX0B/lsdKivMhFSkd1ut1XM",
-	"TU/EnEBnWtkpNRK90At4QCLR46+jD72nr1aSz5b/7WDSSoOIfmHn429isFJu/ViS2pTD1VQqmcxsr9vt",
-	"Omh5vCrZ7zcxyOf5lcmWF2KwHcFSipkVeX8IlgfP+9sWDWL5nBqE2PmaOviFEO5J7NDRIyiUN0qYNN0d",
-	"U/qpT8I7Q8ojFrZZvN7pkYh5eeKxQ9q2uTikFCRibqIvUnoPIAORSjKb6vNgIWli6QM9IP72SJJARLNJ",
-	"LD3iY1iTKUQ4Hy9szRTbwxyrRAXypjMJPXLZeAbbgaVeNlq2S4x9W0MoqxMhIcrftk3WeL4J2yFNYd2o",
-	"UOJhPhbZpiSDwhi/iUGFhU0zKFzr0/jz+WFeiEE9A9uX5XbJAaqey0UfyzDDha8c7IvhYOkR0QIvc47r",
-	"zvyrE8ibLfIwKsnp+c/WTpyyp4guxEz1S3mWMdFjnhT8RHxgyhCZC5VqxwtkipobObzMQ5+IsqtEBmp6",
-	"Kxrvr2afee65hv+dIr9NGInZTCWmHTzc7aUicgplbMeMKfBXzCIqLT9ktxogj+DjDnnGbxFeOF4cmiUg",
-	"ofGI4Zh9MphF123zjI9ikQAjLANHcxZHWnQVo5qxOl9aQJESJaZtcJRgs0Y7QKtDzlXCoL4QlVhdHFKv",
-	"NmLjZez5TMxjvYEijz6VN5+TTa9nqYrdqh2D8hkrXYq+LVPrNF7rc/vKGb8UzmixbhVjNBxpJX+MxAhL",
-	"REwFj6tzt07Iae/8DVGRGLWz10kTw8I9ohLGiOR/MM+0GYb6rIdPDnskEUJB0a0WkXwUI/1RHM/8EAvl",
-	"RKhEYvRIkqdh7+Bg94npxJiu9ZotNC0fdPfILFY8sl8AxZrhsquiu9SJmDBofjtURoM0VdCxCLas0r1e",
-	"itFpBqB6VDaNKI+PoYCYZOqfMzVsH+VqMTciEdBoLKTqH3WPunZ7l3HvMr7+/Un4Y/zT/P3Nyx8Pv//5",
-	"8ezi990X357/xHeHk4Pk9B8qPvv3wduz5ObH639expfx//v//79I+XDk5I+9URL1pv8anP77/dHbl09/",
-	"O5pHi5Nw91+9wdne3mt59Fu8z3tPXg3/cRP9Pjn48UD+/v2b8f5CfXvz7e/XXfr03cvktXoRX8xOT8Pu",
-	"H98/+fFi+Mf3P9yO9v8J0NqQj5gDyo6lkLOQa3NYEh+BzR09MqG3bTpi/9z1O6sX8dUk9Cemn5q4tKVD",
-	"t+qUSmgspzTR4k7TsMOo9F8bpQcAH8uk50q1LmVNzgemjnCapAUMTQyBpxFf/+ynXtncIyV80mSTqVqg",
-	"EmHe5ZJ0iUjSltJKYOJUN/cWRsDgICLB/+eSDNhCmJrHBoYOxVRzKWf7D2TNgi2b0xMR3MQTxqpiCPQe",
-	"V9q3tBZJVaPf4LE63G+AhYtPZpNGv5vat0yf8rJYiOKKYjZfsyIltrieh7zEFo6zgp0u4e9XG/ifxvDe",
-	"AP+Ae4K+MVomUcbnCLtVLA71zQjice7P95DFtmsochdlPCXrK+c05fh9JpLZRO9hzlXMpGT62mqYeTNT",
-	"B83Tlleu1/UdnU7/TNUMGilHkZhjoUBr89OjPLJzwGs7N7sk4jGDFNcJXUDzDRJxpSJGBmzMoWX1shrr",
-	"p5MSORtMtD4Ik8Rsntu1AFUx254N8aLB9SjRt4oOeZOIG4Y1mWydfW7aM2czp9Xodz6a9z79L82Y/vna",
-	"98hrmCRVkO19U9+CY+EuZwy3e60BIevHA8AwPhFDh5kRnpS5naYLXyUT8Ci+arClGqye2ECxY3bWEcmI",
-	"XIf/Gu/PT05OTr6dvpkMgpuD8Jd/dR//9ENw1n0zOnk5DnoXg9uf929e7c1Orw8vfvntl/FO+N3e9y+e",
-	"vDz51+4Ps58Pf//2de/k7Xc/DUbPD8djOf3l9uSfd9KZU5r7e2rNXy/5W1KzHU6SosxgQajDyDNOnLKO",
-	"+8qeEtZXT/ems5ArMqVqbFdmvn8kScTo0DJjV5Au77QpEtuoTzNX31v+jCrgu7ZqAoyjx6d5DXuZyIBR",
-	"+7FQV1AMy7c9PmwnECsSMBsnoUN1nH0CaiLEc5jvMFgqSL9y245w8ycsesFUHx1XYMcwEVV2PJGQpiON",
-	"JMkmytoAYE8ziFGcC5vqg22ATM8awjTGGkGj+WxmFbGQQ4C6dxb44e73k+cWVR7qdpJCJW0nWeF6Ny+u",
-	"vAusCdWG72vcSQCaSmj1/IY5bWt47Bm8CCLOrAo2FpFWC5fuygaHSVOrltRSb0rnHpF00eqQM+ws1i8/",
-	"GVDAtAJyUnXxNSds7rkJxBPmaMIMoZUy0x5HzQWeeNl1S7/bqHfB2v38F6wMHyskb6HJ0Ffj91/yNlbg",
-	"lg9iebpmqy1O1pht8jYSt2MMCuSMxmQqw0xp+AkFLjASEY1HWj3dud2ZiHBHzibhYAds500f86rQHI9W",
-	"pX/gT3qQMZXj3I/GRn/NFviz3+qQt6hQEjkWsyjEfmxcZRYxm0uFXTiyDpLGiK7GbIFC/dh410xBIs3l",
-	"AhHfsJizOGBouzf+NjgRUw3eVmcXI72uajFiG1jUvMPUubT8IwgP2d7wgP7j5Jd5N0q60cvnBy/k7dOn",
-	"L1/y3pvrvfCPX57vL+b0ZHB4zXrf/5G8+GH2dnNV3j3+r6aaP1VpLqPEbXMFKI2083FljXVNQVMWpAG/",
-	"tqISdqfSCny+uaBH/LSuAjQYSLBDYBLCn82zp6fPz5//+Pqc/J//e3fPFJeCEdtYKXESkkucNpsGnP/P",
-	"s66yKm1mYJSIvEKeh5ITn1kQmF6qY+NcsACMQ7PM2bI5TfxQWy1aEB9K2Pt60hsmSdPmHeAipKPcoDZr",
-	"kxKQgcQMDFHQ0tZRo7BMCEQW2HGoWRb8HYjJhCtl21Fg40ExJAwL3+pXTI4lV1jd1Rk8t6js9gV2QL04",
-	"MPahZp7N2Fy+fEAuhI1EsE5N19CjdTx90bAizQZr3LBEvz9iIfRAZ7FKTB4whJ3B5UTCnqEzZifXshB+",
-	"cjrhQCah/jFg5qic1EfshKS/6GPrPb91nHVU1Lq3hlosCA8fwe1lcowMH+5ob5lKFm3oMuGXNHN+JA3g",
-	"A6qCMZNkNs25hUkTrykUXbZw+qllzEatpyDWyLNgaoVfF+udrenscVKgQNL0bWJgp9PxW+sokpJ3756f",
-	"VXX/qB8B3Ot2P2/Qbwqg6qZrGqUMOhybis8Zv7DEDzj0pwTVfTYwWN3FYZORGB1nVAPXP1Np0QDMR/pp",
-	"db4K6DIB7YinjKc5Egm4neWDHgI4JsEsSViMnMH8hPztvrJc8YjtfNT/vdIEvFqio0qvoDQ5lU7oDP7U",
-	"HDM+Gity1CIRXUjsdK5ZVxbcjN3mHBeD3yF+OrtvJU4ChSSHaXdcMKchj/TzS/c9IiMqxyzrXNsn/seX",
-	"n3Y+vv70a2e68/H9pw+mQzJ0yNNfoYyyTfOwbA3G1h39n//npQk2ZCF5nXZCxrCb95opmiDL/PipcBrM",
-	"4tBOgLzaBC1SMuCjNotDTmOye9gecM1ONAvMLHaazLSG3+qQ13rJ84QrxcA5M0rEbGrq6ySMkZCPuL5S",
-	"0SgiA9NICrQAhLBtPu/far5+2+3u7tz29vZ3uoePARi7vb397uHjVoecC+J/9/SC5MHa3YFvenv7nenO",
-	"7mMf1ljyngVGt9v1QWbPQfvRcgvtP/q6FIfHBXsQ2OxsW2gjo0C7iRmetWQjqDva9Lv/0Xum1/IfvWew",
-	"mv/oPdt97LewByHoYHRiG2uhAuMjBWgcaothGxELXJOgwoHQK0yNOhv0HCyiHyyn+eOUxSdvnuNfmVgl",
-	"AY31rXEsolBLb42J0ElxOIsiRDVUYoIxjUcMY0a5xB5foTGULRhNNICmNFGcRthMEZ5g29OO09kZ5ndN",
-	"rBRnsfZmS4GkGYu4ndXXfe2R99Yku9vp9A4OWseZsoRjWGUkFKYWHexqwRRprjKMmvJy2Y7t8qTiUWR3",
-	"tUJbubhLndwaptNlLqBVmDLyXeYhpCmZ1hbFDXZJzG7aBcoo135SjnbHNKg9DQ6lpVSj3/jfTbPm//q1",
-	"237y4eOu1/vU2mne4l97n3Za39h/Ni8vO9Md+9rep9b/+p+N+ypXIlBMtSUEGee1i9TqOYDm6yUzlSoW",
-	"Gjh98p40NQMe5pGnlWtnipx5r4d1gD1bnAB57KOUKxMb9w4odg8H4t7uwd5ht9v1CJ9MZkrLeL+4Qo8s",
-	"fXbYTX0hGQl/dUX+bWoBA1fDa2BOyFeFwTQLilGrSklzRVSBa2yixWFnlfQyV7OSQlodAawMqQKaap5U",
-	"Ed/8gQYakZgMA6mESGtosThMNbWLUxLSBfGpvBKxj6X/BkJpkeiPWMwkl76xVusZx+wWbtJQiqhDToyV",
-	"JqBJsiD+0ws68lGRCvmISYXpb36OqH3j4FEq8rUMnegLNo9HxH8+bL8WMWu/0r/4qC7sdfdLSwICBN2m",
-	"YJ+xFsNbNqzzvnHN1UtcO5E/1lrE86EGEUDoYXPXNm1FZl9fFxCystWYftm++8nbsKHGXk2m+UqEULHq",
-	"qw/tL8PQNQ6S2bSiWRmy000v0kUWXLv5hsuS0wYbm3FkMbQcV988et0udr8wiblUYb+uOZXY/KxvegT5",
-	"EltlKEGuYzHPNURNV8KxoXI117QdKL5Ipplvj/F3Z7J2t/V4rFvl+iuL/cpiH4jFJhl/eFgOq/8G58Qm",
-	"/NYWg70Tt/WK7Rm1emoSdwudGjVjNrNBW0b9zL+hEQ+vFI8iPzOX2OAkZ3BTTpD4WH8djPIDxmLCbqc8",
-	"YaFvnGfoNJsm/IYq1idpYYY1RcsIWDrQl2Z3f6ylAo0XImaERZLBQWInOfA35tx0NIocTxxECpqVQkAF",
-	"xBimRVvdWdCZmRVbM1MYyxZ26sTU7ogPWbAIIgYJ3rjb1iqhpAf6W4gk3Mp/FwGm91pXfOl3vwqvr8Lr",
-	"QYWX4SNF0ZXKpRpdm1IOkTUc7hebJCBX1T94yzWQk6KjXhMb5bEk/u++dxkHVLI2jyWLJVf8hkUL0nwX",
-	"80CEjERMgZ9CCdHqEP8/fI/4V8abc3npEx7rQYCNg+kEs9jVmE0ki27ApPrexB/oyUzYSHY/J2+ZnEVK",
-	"kulMmSaCExPj4LSC8Jy98NB2clBjFl/GI0EGOCI6R8IOgY68QZ9Q64oXAEsawRvWlRILNebxqEwKnDOa",
-	"BONtt6kqMCF2q5wNlpyae2jZmTWLx1XwL9BgwirCjn+vLlZ9uGx7/6vVN0qPC0+vXoWj1N73ta/WF8A5",
-	"n/E4123LEHYpdXCXr0o48s2uBNhuAFFN7gQRowmNQOpPhSzhw9/zkEnDwKA3uTtAvhKSMSqXTDPmUolk",
-	"gRwUzCxjMScTGkNNtjEPSdOnwyELFAuzpB30ThM5plPAWj19m0ZRq0PexUtrgUjJBWnCFPpfpmtDC+Nu",
-	"YKcYVIf6NxZyc9rslLHEU/3VW0bD1+5MD1nf9BVNrk+iSM+5ipa/t/DLg2DOknSrBS3v/CZoOwy6jRx6",
-	"nba3xNG/1tB4mAo+gGn5smIlKA4UZqjJYQS5l1w9q4wKq6v6RNFSabPcCB4uCZqZq3zR4KqeUS7dfJ+u",
-	"++Gk4fJ0q6gIKzzmOBoNw4RJyUKb95SCgk0ojwq7/io0H7DIMF2HjxtTgBEJ9Qpkz8pkTDNr8XBT0q9D",
-	"pg07qjvNghiX+daSrTxeZWYsnhCIf6+irze4o88mnsrmW0VhpYL6K419mYW8yzB+YxqzWlq1SqlVHKtS",
-	"lkxZUCrh+bLeiPfZUqXNqFAFHKXhl6u22c181dj+QvSjj3y9jAL83ZiIPrp/Qq1aGGYNSZXVpl1ezMoC",
-	"+TlCXFfrVM/qUpkhspX5MxCo4nxTkQhT2P8mAaGfMylGQ2AdzRd3bDV78H79DUj+q9l8DY/QZJmjq5os",
-	"AeyYtSIUsSeuJIGYDKBAFhYU3IEKggPwCKaZDrNpqHVO+E/TpGjepFGIsnWMIS4z+U8aKH7DfDJhNJbE",
-	"j/Qfx2hV91N7tYndjRZoZV4yquvhRKLAV+uHEDrTdNW7lmdHBOs65sjJwNhuwIyPy/FJc7BAojHVrvVn",
-	"rU4aNxlxqWSxcTya5RcVwZcQ5VOaXP6Thv1n7nS8qVP0WSImZ5CKtv7dC5G+WfTsm5glhDIZAiqRpm9P",
-	"n9ujr2wOiV/mrOwsnk00auMg8F36T5oEY37DkKffiGsWNj7cxQ6vwVW/GfS5SNTDdC+o6zL+HEFMBm3r",
-	"+AD+rIbSX8XFvbys9tKW7x5fHpSJdLqRe2BJ5tQOybQyiGZVqtJ4SBj1OI2dHJpXbc/9wcIJBwJ2jZc+",
-	"SZo+A7cAv2FX+HHfcCPCbiHnSNp4HjsaJGADW/FtXlLmv/j/2PsW57Zt7N1/BeO7M5a6lCK7Tje2585c",
-	"b9P9Nbmbx42dZqebrgmJkMSaIlQCtKzN5H+/g3MOQJCiHn4ofpQznY5j8wGSwIfz/D6olIH3Rce4Mbax",
-	"2IgGjJnlEMZ9zpGcEqAQmnQdM8JB73uv5Mc2FK6pHCrVHZlNC9QizOYp81SLCLLLWmqenNMjhcGiOuOS",
-	"qiSZmi3Xr0ECORnUjMDHhxhy0Z1ZISKT6YrtEEbzJAqE7mjvhBeK8xYndcBk6te22ZcOWhn1M3rlvio2",
-	"FozGwfxkL26b1Jt99Pq1VNfaRWFNNOqbf5JNFzcs2kEWanRpw3W7aSaUlpl45smIL4vgfMLebpT8Nztc",
-	"udyTctQF/gfwI3B6AtdOhHuE+Rn2hS57VVTSxtRDbceP2+sINH3JQZqJTARmUxVT86xm+7P3dEw30FY2",
-	"x+w6/bGN96lWKlAxquYXIgUC5SM8BPL9pA580DssolBFXx2duiIp/wHf6ks8wm9AoyzM32U0v0NIgLt5",
-	"GxKtXvOVy0Gpr9+izocee32lJwzbcWI8hUDTE5I333u+yQtQ+XQqMy2iNyKK+ZlxkR+txDFMxzokYy00",
-	"ZI3p2l6pTmThlGDshmCK3O8AnnYseEGkBYHqhlRAFRJS9/NU8YGG+n40ww04zsYSOOiBk6O6OfhNDAGb",
-	"jePBmE1ypVlfYGMY+BrDXPGEiDVKDkqsSddNHRUWJI5Yz2Lzxg5AmTmVTOWFYd866B20g+IMn/DCPmnr",
-	"oHfYPq42Jji/x6+/NKfa06BD4ZC16AvgpTF+tx6hC79hi/hMN7kndKa73xCbVQPODTg/AHDOp0xLttfr",
-	"9SrIqDaEZTKIb2vkFtC5POyBNOsU9zgmxL2VdVuxSP1mXg9BHbdVCSc9YPRt2c0R0rkSW4VIvMu9YSTe",
-	"vjFgG4x8CgZsjf+/iI1Yor9REhcbOESJPNY3WyshbMgqFx1FJ0kCJHhFb0fskrPG919seDqmSxZ8bqP4",
-	"UqRoqMJVuh6XKeRoA8dlav8JeeYApOqCz6n9KwY2AxZO+chmds2P56gowDNY3kAIfsy++w7HAeJXRHRc",
-	"jAkqJYGnLU61ZGEkNI8TFX733ee0FfJuvzsoktH2r138/TEZ1/BnFv7n3yedX3nnv73O4Xnnt7+2Pn/u",
-	"ln/T/u4vYYBRc2Ngdz+nJ+ySJ7lwN3C7A7xqYOGhghs14AnPMMPMUckECWmHjKdzJhIBzHyoXc2zjM8/",
-	"p+aBRVA0OZk9qD5zP8gE1cZlpSy+jieCtV6dvmMvfujttbvsFzNcZZ2Nz+nHD//siHQgIxF12Ukq0/lE",
-	"5oqKfjAohO89V8D2DnPQDxstzYSY7QLr8oTAmfQ5pdnZz7VtbW6pXE1FGomIAlCYdYEuDC3lEfLxI/c2",
-	"DFqLJEEKTG5mL3ZvfE7X5T14oqQdPcTA4KEq4S8zUhxX0YGHjMkzofTnNMS3Gp1zHfrtdj6Db5dyM/AO",
-	"sHXPmU1umrSQkdHJyX9OEwOcirRnjgvJFOSqjhWcDusEMz9w5SLjtLxd716TMmUAe49oEyxUgdAClBXD",
-	"ynzTZbmPEu4sa+Db239RWzhww2E5N3v5oBz23W5I9NFwWQvoqKCpZwDEmLakv2PWWYwDKnod93v7P3R6",
-	"e53e3lmvdwT/dXu93q+rdTdrCAjNHTvm+jt3MWYypFcNem+/8/3e2f73R88Pj54fdg8PD39dJc15V0OG",
-	"ZWZTyjA+zM7V5eLYW4izlHcyZknnze4POwzJyQOORi6xrTSfWxA1NsRyLRz/8ttP8T2sltUbdao2ibZv",
-	"l2jDD/QPkI7/lnk2vO9ipq2utsX2vhaWtuZ6OZ2AK7wHOyfw2nOCZUmyVpyShYxo4ayaI2vceMQxlqml",
-	"IGOx1RwShBMsW0ubITNjJgZaZnOU+OqyUxLHyeSETsxUIYlBvM8XQkwDA0Vxoc1BrbLA5gzGoAGpdA52",
-	"xjHjLjxNMqGkayH8ES6hGD6F97lNGDA3WBcFgDE2zen3KJ2VcA1+jlkEsdLxwA8GqrnSYnK9EjO/b65j",
-	"++aefaGfoNmBDwZiqpfHEd9ZkiZtXr5eWxUViUEcGScZrmu2E1pSxhfTxtO2hdm4elPv4rtFKoeFmN7u",
-	"eOcodG+N62yLj+E5QJek1CKoZJ4Nai15HNYv3sF2Dl/XqqfzXkXb3cFxwHSzdUvYe1lNDO9BxfAeYRgO",
-	"Z54X+q/vw92gu2IDGMrE72KwAobM7K7JRjiG6wo42aQu45abYs1THPuAUqJr2VW20gZdjjy1FTiYWoYz",
-	"GE+M0zMn+Iu8stXD+pyEedxvA0Orp8Eb5O4DZSjIGe00S/xPs8RxGt7ZEp93cKUsX8aghq8W8owjkQpU",
-	"UoYY8BHVS5vDzv515twEstHxJruK8am4orCh+f3PZ2fvT9kwTkSXvUst13olT9gXAzkRXhmdzXviVUEa",
-	"hcdJnhW0ltANDbIxjqK4y16+PXVEXxM+R9XO50xL9n2PZFEUa2U8E8mcHbxgY5lnqm3+3odC8drabwCE",
-	"+Ut8idtJUPq3uH528k+OJU0GbzNcwUlmcIXYtC5FZlYMLVazUD1MIdBYABO3aDvEargUVj6YRT3NrWIT",
-	"qjG4dFHeJ0ccL8Psg+ximyQPWYu0H4w7ImLIZxhHrE10foBZtppWaTyri9LUeK8wKAT3dhXT86klC7SC",
-	"6KrQ5KThQXS0CE9QCn5odTVtLt6pTgBd7pQrYDUxGGWzisbqn0whtUHibE4XNBNcyRVQU5E92CrmLEgs",
-	"3C34/EKAvjHm+NZXEYDbCHuM/24+7OLJGyDKRyWyBlVugyrFbl5Z0R6o+HbMIrSgRbEWV06qSjQGFQKS",
-	"UqIIRmUIrIWydkUaE9rdyrTSZHzQmt6w4WyB8jp2JacURSnApLUYNm0XAFSy8YaQxV+KED7l8Vbhocyt",
-	"3GBDgw03wob6VXkNYMD4422hgaKYlWF0ly4yXxhjy8usrMHRLLRmod1wodXP8Y2WmiLqpfWleiQYULak",
-	"y6R1tWSY9sp0/n1U7XwTLmr7fOtSA0X/Q8NA8eiaYZ2aydIcvT3i2vnBhZW4MQvF2pXpKcTYS+6qgkgf",
-	"p3L98rW71D2u3usSIXwLzplmsf/pFntN6fv21vqGElU3XPm04JGTpazQhNws16ReuY0C1DKSX/RCHxHs",
-	"XE+gafuEHg1E/QkhqiJCVACUQ58ZiHN53rTBqD4fXMA0pBN+uqRJ+OUv5AB3+zKa/69nM9EfS3lxnmfJ",
-	"1+Uu+XsJIEJE1yrvuz/uKuZdAmAGW9PFbIGUCZMGM9IaAjltkNpLBFcaSgw9dDvVPI14FrFPeHnFqHbG",
-	"3q8TR6gQDWWDMi2H7NuBO07HE6E0n0wB6uxvVTxKuc4zQTJz9HvVnUTtLjtJ52z/6sqqd1im8/gSKMB4",
-	"Ogf9IQoWKpYJndmMJzZS7B9gXhLRcC2ZrDDfZxcZUJY+k6voxzdR1GEXb2QlxezaUvNPmO81T0uJjxlX",
-	"zLwpEQGVwMc0vmJKDGQaqbWjce/9doO63CvCq32uxA8HZib9/Obkx87pzyf7z3/AHFgcdd0NYW6zCzG3",
-	"CRt4pWKQifXv0M2La436t+0ElmjuEwxeI5ZUiaitmM24S/zrXzVnQQAbOiNgMgQgAW/OfX51FTDOvr+6",
-	"QqIJd+GU7fWYOma4GrB7OeFaZN1qBdQSgOBleDBPvLDHnSL89MuiBIRN5rJLfDpU1YEVhasXpOiJa4Ii",
-	"LnCI14btM1G0QqyFgswDtMXZbkbLt2emGmeaj1jlMqwVwnOdm3kTslDzUchsNoPMRPM7YMPwbnPsl3VP",
-	"eCSK6WzuAq/W8gNG7SOE3spbjRWbOvgOPbAOA1rabErSz4uYq6ZisEClLViIiymkDy8ihk2ABsO75Zs4",
-	"ypCx1lNjX1rZz4FVUCBBFuJPNEbnxw//ZFmeQA1aFZw9zOeavoCdy6SS5O9PUG8OKeZUZhOexEpErDWW",
-	"SrNEzkQ24Mpgm854nEAtm9RkEQ95nmg2lZlmUSanU3PYq/eXBxCOVshZwhULe1d/G3b3QteaY3UhVNuW",
-	"0ydyQBQpAfuvTAWJz6Sd8ntA+7nXZSdsEitlRuNNBdaSGQbBQ5wp5ZmDE9K8POx/xWj5DMt05lOqntf8",
-	"glYNtBYGxS1TlqcXqZylpXuiRX/MuCNYlwmU/O31eqXXrNhI6KU1eT9Ct9UnM5hT76QtReO9u10rCL93",
-	"d7Bt7o3DWMsQ4L/FoCgvMCvTvGhcaKylxubbQFLTLLX2n5FyvaEF2FLmAeYr4yluunYfI9D1vA90NSqu",
-	"x7MSDmymSlQ6JWAyiSoBDokstHFGC0DVBzMXIGWrvT6Ld7vO4m76f76dBhDue6oyMVZP4y/+4edx9BXn",
-	"cCK0WJzNSP9SL1ZSmdwO0mc8hvp38PWUMxGt8WIV8VYqm5RMm3XKJjjIum13rT/q32eJuEnldV1H3GQS",
-	"p67VfGOpkwddINsEv5auTpyFzhhV5ZlYXZNB/e7xbrN1ZrYNsJ5g07jhSqrrI91gEd2BrPTDXHjb2Tuv",
-	"s3U2keyHspjNOtxoHa/ZW5/RrheL1RYjMUjtIZlf7EdDleWPWoML5ewZREi8FNpAmIvuKqict/IxrR6i",
-	"RqxZFIOuHwU6sGwdG1ZEqtksk/Uq9M44fVk8Z4MY10eM4vVt0qBrZkWDFQ8FK8xXqRq3Xox3UwTxk+o8",
-	"ijo2V726ozVXIrPrPCZJVtaytD+wulMxa0ODGfFa2FrvImAMRBp5imY69dvYZV7jkZ5E0Us7uOsu9pr6",
-	"truPjNnR3XVtqr2uanpdm9jTdXvho8jvOt+YRt2HBVzWnfXUveEgV1pOQj+t0jd7GePs9em7t+wUVgrb",
-	"7+33Onv7tmomzmwiZ7fgbmQt88CQIJMpEYodM3GFb4mF5r2Eimgih7kSUfuYhRMx6YtMjeMpMEtCAuD8",
-	"QsyJXxKpBUM2kBPK9fTzONGdOKUaH9VlZ5Rfwl+wVFyKjBpmlwffPXLeBwhM5THeU9S+Wr+/RgxVzFzm",
-	"r2EEaSD0HiEUV099ReNq4MTwZqek7LMs5Em059UiQi0nfaVlKo6IEd3lnVOiHAuJazj0YqHYqBswPiVe",
-	"VUrfg07FlGdmGbBEjo5ZKv1MdiYm8tJKzWHy1/4VOUQywSPzilh/zkL6EzKe/iOTE2ySlhU7L/ClLiyB",
-	"Wgn2bYHDQe/AjJS8UmzPwMOh1FIMNZM5tEf/kYPXEkCe3v2DuF1tOYu4MjMQFTtiqrypqHUsVSbKRCI4",
-	"JLNjd0CJo0kFZlNIEgFECsCROxWOeEKxkSQJDaSEjqQo5I6M59vng4suM1AH1TRmaDAVeGK+dIj9z2HA",
-	"LsRUe2UJdjrgFgVZyzhl4f/8dMZg+tFkKNSkVLhKRcnyVFsWmJYmx7yggYFPYhvij4zlT2JS7eVBcV9v",
-	"6YEa6iUz/SGJMrlP3Gx7zbb3EBILNxBh8jfBkdAuqLA6GlkUzGuMbdii+WF1Qymp2FWUU+uZKp0P/XDa",
-	"6TZ0+hsqmsefOa+Zp9daPwWhTImRLpGj5Svqrd9qCobGuuYUR9Jvo701IsHaiwWjbM6ER2LJovN7Pd2o",
-	"/2kG/RDbUx4WAXb1lW1GhZ3IEVQZbVux/VYt7H9WOPggeA2Niflkq7pj6xrRfXxAn23DuP0iBODpyg8S",
-	"9ucY0K84DhDzJ96W4uh6kkhzzSZY3wTrG5P7egBh1s2t4/UQ3xiKrAMnq3G8gg3mjStZF1cxEsjW5vZq",
-	"m1uhaakcllq01YnZLYkvBLDOQ2k8GiQyiQiFMLrkPXieJkIpFl4IMT3n6tz+wZO7gdhEaEZ7nkp9DvSW",
-	"IeUeJWuJ1LzhqI3PM+bElQ+Pc+wjG9d4iI2ByFlaicOZw7/Hmn+0h/q5Z9fVIeAZfYJ37gs8SBBcGOZ9",
-	"C1dvmBzwJqI3+ZqASYPe91mQQYupEmWFZv9CP+1mkI4qSuVMwipAL4Fyl51gkBmwznL/mjGhaI7OM0K8",
-	"QZ5lItX+girj2kcYx12Fd9f7Wq+Gb6BeZVsAWHmeRwJ/DeRtG/L2N4C8DBq144oD3KDlZmiJK2+J27sa",
-	"DL9gLsq5vvXRsVWky+jyVm3auixfhWXdtZWg+gz2mi4KNdgsINFGZwXLM5TPa67FkX/VRPCFAWE3ojVn",
-	"Oai50aiM087jVFXCeubiIhmCjw5VK5TdW+6i1wbotg7qRBO/ZU4X83xlnYrlqPrJcuRTAryB1SZ0V++Z",
-	"L8ULFKe3AghLGeJXcVjBGt+s0u6k5HSDs07VIEl8KcIAVeLCOEXcCI0JCFr6jk3BJvhrzL5jlB8ejONL",
-	"lOHFRvVDp2DfKa5iFqjrxVcSCSw8Bd+aMl56yjsqmbt72qmyzbllYrzNLL6mEu6pmXuPUlYLF+5NKuEW",
-	"oC6KiMp+RTWxKwWOFbvkSUxCwqRlUcvRx1qcTWKF+jnIvmEg21hn5vgh0ZBAMfJUxuZFtbvsLRSbUila",
-	"ZkHUxSBJuDdWLAQqvhDtLgeCloIFALZF0vCHteVRJ1H0wZKOfUvU25L77B7n3mqKfer9TSqKzfENijZx",
-	"wntvyVjgHrwpgKoVVmKSEBeSgFTNQvGrKz+d8LlBMCTXe8HexH/vLscu9cTAS90TevkD2BS7VANeDXjd",
-	"M3ghSuz1ej1f4FCm1wnh1cIZKZjctJSlLLBaqC1v2qwKFmU8GmvI2RiUBhE1no5EVW8eLmQHjM6vHLJU",
-	"YnabOE+LmlQgPa0tpuEMW9YWEuesNRtLK0FdYUKkTHW7XlK2ethSOxQPu6MynQcC6tsq66m+raa8p8HO",
-	"W/biEr/G7X1pjNTdKmpoo30ucogesMy8GOJRGV2sHq3BmI5ME4JBC5IDDnmLRKYjkRnbkkcRpksQUSOW",
-	"pzpOWDWkCGSZLvi4YbjSjzhSsLIW9fCyTeSxiTw2kcfHBJy4bktM0g522jcGzn6eXHTyKXB/Lzc1qZ7m",
-	"x9NfQKHb0phM8kTHU55pNoxFErHQ/DFkLa7ZRCrNfjgwXjRA4l7Q6/UCMJflTLWPGCeyffNvVlLdNAML",
-	"A9cKmszdXzAIiRgbSVAFpvgom3I9tqlm3FGAUHuKNyBSpoFIEqAqdlTQNcFTMFsH6pJY+umkMdesL0Zx",
-	"qmiwuyEbyiSRM7xY+L/DgIV/Nf/rmP/9HzNMpnk/AGbjLIv5SFCdEZisVA5lrpNIJagyE6XTzS9bRffu",
-	"LmTgJ3nCWSpynfEkVoB67W7l1Xh7lphM9ZzFE3MB8+0o82UODmwM1+zE5ofjoiiVNsNWqHKFfdPIAw1b",
-	"i/lRXE2NGRm2iXICtyN4x0oCwSuMmeGcchTtmIyfwERCXmsn9hhfCozC4NRSqNksgOnazDhbbkDzxY99",
-	"4zejz/5HLnIR4Q5d0NDv9/aL1uHfZT9gs3E8GHvtwr/Lvnr25XfZP4+jr/arqi77IGcYCvfGQxdhWZ4q",
-	"3HOBdgMmMab95IwJs/KtJwK3dHTYeEH8KiLqsk9jCXEn42lZq4H61IvQOp/T2zz2Vz9yCWIrAnzc5Xv+",
-	"3/Pk4iNc4QEGrxyIPDOTvBNxzcsb+TQzT6OJx81Mknpn2KKT2abNpbjeOdrpxylHu7IqAuF5RP/Gq/7m",
-	"jpL938VgQ8dp/86skteyv84UgdmEE72xRhpH7h7tkVeAYQ60wGMqLAQQ8uBmut7YMonEndSCONet5NUd",
-	"l6Qz1vpp4JDZK92kfiSr885qiCN4UxjSuGeNe/YYmSL4HZaGEGmSl9xcQ5nEPVYcOSR9ND4R1qrE0rxy",
-	"9VtrPZkS9q21kT5oRRb1eGPxR8ts4TleRYqAvUuNt4c+DJDVFV5ICaz7wtX1shM0wkn+psgTwGPH2rop",
-	"R1S4SOI1ehYPBGsd9HrtgE607N6FGtNB76AduBtXeIICq0npgbvTYlpW+2JZd55QCrn0SPfUPEJ3vy67",
-	"UJNIbmzoB0AvtIVcsttACsN52Q6ySR55VhDzecB9LV6+FS3Qnj1dlrTbLiXeEjq8AMjXIVwFG1puU9MO",
-	"3D2+QAzyTIxFb96RFukRMsJYqTYrszYbx4kox3UK6rm2o+Aj0WNLDgh9MvMVjIPruPO8jHusa8juPP0K",
-	"8+LrePFWbWP34qQ8BUI8P5Xe8OE1G9Zj48O7vYcjZ6l5nR3FJ9NEdAbqcimL14mfKoIyo9SgOJwIv4tE",
-	"BmGWIfGvrknrBOzzzgnDG0O06vNO+6iafqrmnFxmaSCTfJJCZikRfGjj/HifXcWKcLW5KSSpIDnF4lRL",
-	"hpHlQrgTsl8oec+TnPZYGjP2VyrWAncOUmy7ilJE9PiBVREN2ECmSpt9mw5I8wleM7AK+/AvM14D9Xo+",
-	"RRLBCUc50r5ZPuoYWy7xJaL5jndWuEuAI0ibnpYjATmjSEIWwvYntLvso8v+KNx4MAeCGR7KSRVpOtzH",
-	"6KljReKtgU24eF8TN38WG3cOaUgmfM7sZGKxrt2t6M+n8Mp+VJf3sWGt3Ei0uNLPaAksV4Cu3RqKrEcj",
-	"SvJYpPjthGTcopDLrKOorjfj+3lyQem/OrANdq466nJgYFR0hjLrQPijg0pF5HhvgsdoFNuIU4erlYjs",
-	"6SZ5lnAp8lIpxAyM7Yr6xFQ8kPC5sdq9AgSwc1U5A78Gl0mqGZyNojyVLsQV0m6HYjgUELqns9r1cO7X",
-	"EpQz/5ypKVxzLIRmM5knqNoCSQ6bm2/FlRKBZSUB6FxVigLang9h5VHD3ZD1xVBmgsXaJq4XXxif8Tlr",
-	"vft0cvoeJlKcmj3GfJRRHkc8HRhEfonBKuMx4bcuGNHXxezMjtBlpzoTEFG0kA53x/ibVSeHjSw0jtf8",
-	"nGNxREFW5fFpf4+MMCUeqTWjMDeyH+hCWB4XnpqNp292N/qQEONr8YnEdrcJhEannURciqQ8l6CyrzSb",
-	"2jYzAw8FM8l+kSjPbAMdFTjQN8LKF/N7MlJI/I+GY9bzINfKr0pQY3N+i64D9Qy1wcKf4ACKbZ2om2xc",
-	"34Iz9Olvdk/IY3mS++lPtJL8fdPFkKCIyNs6AZ029FJGQi+2ZKwm8K5LbMDmZ9se5mwmMkoxB5vmTZaQ",
-	"Cy9U5D9egLhm60HDCP74GcFL7PZ30gZQWq+b04SfVGmHjEkXVGzx7qoF+CjIva9b69GQgTdk4PdJBl4D",
-	"BxtwgVcxgRBkfaf4ezzQ4yCLXIp/oXpibUnEERZhjIRWS7NjxFO0TqHqG9Y4oLebCYjn0cMvLWagF/ak",
-	"qhnKz3RP5QzVQaxODtEEF5FLIDZZoiZLdI+wTtPXr2sgKLltWQORXd5xl7x2/O+u8x0KHsod7p5PScXO",
-	"Lu7ldCCKbPpysYhqZHQ5M2XTnd50p9+pidhoSdyVo1nt2L41S6VrPr8+S6XrS/BZKhd6JzagqawFInjO",
-	"ph2haUdo2hEeFfKh5C6v4ZG4BegZrLgV5hWNxF4zVuB1aUFSzgPDD+JSUlwgVmwYQ32jXlU0CuLCqWTD",
-	"PIPiFCIvAi/WF3WupIodErYW08XogNsS//WwXI+k5vwGSBsgbYD0UQGpWbYl1g0AoZszbih+aTu7Olx1",
-	"wDNe7b/CIZCTgECkY7088ktejDUHXate8T2QPARsmmFj2oblHshJhCUeRWypVY6jBqwSV6Ua9oKwmGdi",
-	"Y8ZirrzH2oUqFYO5lnUYmSn0mKeOuQJ5jeuA9pRfUjfSiYKil4Zm+FvTDMM3amC7CUI+EIZhrNOLCAxu",
-	"BtukPrbe+P2RtMUWulzdQQGbCM0DpjVkkErlcgtqkl32CYoJXw07YKGFaHCiURsrkJ7Gmu14uNBfpHSc",
-	"JIxrzOtYg7x1sLePmDqLlahN7aAy0SOxVrcliWZHdW9NrdexlhtBtEYQ7ekIot06VvHFq/S1dUFgct9Z",
-	"VZBVUaipCTJ/epIVQfhoTf1QUz/0OOqHKvISN6geKuNI2ee9cdLnuLBMfRY/MlGX0kOVykIenE12PWz4",
-	"RvHGzX3WItLRCOQ0UccHUkFjEeGWQjllEMtEnAIa3RbGbBKnIGnyktfod69mLMeHqyXHY61sMfOzkLsu",
-	"qK2W0qLW52LoDTRQug0odROswdIGSx+AkUizkXHmkOquEZUS4zeF09q0OKTCfWytzYVjMjvhukh1uwJD",
-	"mxhyLa0+S91m4OzqiejfAK9qDB3QyOndh0JHuA9QMeWpM6XuDq8xd96A9TbA2p8UDVI3SP0Qcu3Ym3LL",
-	"THsZpAlJb4HSviRCiUu6alGzPI2kUCzWBnarm84trOI7wtNTHFEDqNsA1OrnbiC1gdR7g1Ra6WX9lzsC",
-	"VJcRX42nb0g8yEPVY/jHjUqFuktT1U8Oy7aX1r52GVHv3tTKm5R2k9J+Kint9dir+ahCYtGfdzQfLc1R",
-	"Ex7F1NrNuLFV04hnkZl3trxS8xFrhSiyq8bxNAxYiByL5xdiXgh8hW0Wp0XCm9rB5SxlnFJsImKRnPAY",
-	"aY5xU5GpUAEDHhupnDactZk117kKqf28Fdoy/1jByccMyN6SeCgG80EiUHQtHORKywlqAOTpRWqGYF4b",
-	"7BRWcwseeEkRaEHNEQv19/kZH91N/r3qKti37b1pA1XEzrlztFO89J1gJzYnTbke7wQ75oXsHJnJsFPF",
-	"38DD0gm/+qdIR3q8c/TDQbAziVP7z70aTasVhESxULtW3I04Q1nopHGs12C+Sbtrh4pUSW6s+C13/OGJ",
-	"NJ+YuYwXgvPcj7aLA54PPBlPYcuNeZtm+xkf/T/zCBt2GrhVBCQM5ks2lJqPhQIMSIUcRmVLYZHhgquQ",
-	"gW3KovllmslhnIjzOPr6LIqjrp2PteAcRnF0NBP9oy9RHJ2PpdJfj/wrhCwTSiaXQrGxyEQXuN1dgcIb",
-	"occyClkSK6IPpFN3bU+6yETEfor2nz/fO2QXYg5tTOGbPNGxgXXWQg1IFHeXaX2l5/8I/TKOXspBPjHr",
-	"bQsoeVYMnbX6XInnL/p60C7j5MHl68PXH/f6r1//dPjDPz6dvv6/lz+r3+sxs3iFK6FzyrWZjDtHO//5",
-	"917n8KTz8+vO2/edX3nnYtL5729f9oKDg69/2fm2kOS/6yVo9PLVS7MrwjENBD0eCKp+OwzM0WT1MCeO",
-	"RKrNNTeDncoo6oYgsku7XMvTCWhJpdLMHIL8pbEqBtgKJ/xCsCxPQzgCuF4ZcCm+6L3otXeCnTxLdo52",
-	"noFLSg9Qvcm7VECJ3ByxNtbAgS6HATM2hVaWKRhUb+dM8CyJReZ7drSukdy7BkF+lEmCjLYKhTgcuvtq",
-	"63D3YZxokFlNI6jhU4HT/bCaIHPvloj/i3f8xXI1wbcaxuaS5nOm+KSB8U3NMwHXunc9y8BTc0li87EU",
-	"BEVZ6cT4/KgijGSyyATvXRUFTGquiX50ufytZd7HZJobpyONmPnZWM0cP0rb9csmcqTKIy9q4xbv9BKs",
-	"/vKd5ND3FeSlyNjLt6fs7F9n5qWzn8/O3pMYJHx6ZvDY2JDm3P7cSSC7a3ijQSejZhxvpXYDUNS4NoiV",
-	"nRq2i826KeUBU0zFf+zUv17d1MsE12blwLsc83Rk/lE8drBkNuK0m/CUwwkFkae3jZH/t3jTT2ZGMJX3",
-	"3S9VwGaiP5byApaoLkdH4NGpSpXos+3R4FAV95xhfGnx83q4pWwCOVciU7sWwfyhOwir3+2rBGYFOTh6",
-	"nUUnCozVP7yTyFFlzIkcLbkPAiW2MbKT96/ACPLO5IOBzM1GW3v2S/EyRtgzl1BxJGg8kYjiDj7yJGqz",
-	"DvUf2rS2eScqHqWgjJDgFEj4HFawRgZ380MBPOh14UuNMzbI+Czx57qI4poh/ix4osc0p3gUp0KVMGGu",
-	"tJgsebSzLFea2WAlAyeIvc+klgOZsMv9bo+1zuSr9+0jZk0AXCF2Bo9SiPdYDSVKWdVIbICJjbTfE6F5",
-	"V2d/TEOzJhOeYRPUxH3lP6bo3r8jhQklmLNFndgTiGeDJfvhHz+yv73o/c0MvJ+ICXtJ9N+t0Le/pvjX",
-	"vxo7LCQT1zrX2R/Tna+/ff3/AQAA//8=",
+	"7P3tdtu2tjeK3wqGnmeNSF2ULMsvceSxxt6unbRJkzQrdpquVWebEAlJqClCJSDLanb+438R5x7OJZzv",
+	"z6WcKzkDcwIkSJESZctp2p31oSsWSbxMTExMzJff/NgIxGQqYhYr2eh/bIwZDVkC/zylwZidilglItJ/",
+	"h0wGCZ8qLuJGv+FPZ4OIBx6Z0Ns2HbF/XM663b1AqQj+wfxj4k8TfkMVq36HzLkaE/8nmiz65GSmxiLh",
+	"v1Pdg0+UIJQk7LcZkwrfo+SaLch8zBJG1JgRGss5S8iELkjIpiwOiYjhQUCjiCWkqf+dsEAkIYmEuJ5N",
+	"W52G15DBmE2onpFaTFmj35Aq4fGo8emT1zgVseRSsThYXIhrFi/P+2LMyDThE5osSEgVHVDJHkkyT7hi",
+	"ZCok1+8REQd6jNw+CMRkwpViIWlS8kZINUqYJO9PXmafyFkwJlQSf/dw59u9x/tnR/tH/jGhA8lipWeN",
+	"c7MUCcY0HrGQxEKNeTzyCM3mzyYDFoYsJOf/fKl7t+P0yHzMgzEZU0liQRI2jXhAZatDzjX1uCIDGlwT",
+	"jq345zdB2yFIGyjipyNAViFiSCiJqGIJSRgNPaLGiZiNxoTGC8JjqWgcME8vp35M5mOqXMrME6FY5zLO",
+	"LQy7pZNppNfGIUbDa0ypUizRy/Bfv3TbT07az2h7+OHjrnf0aaf4w/9ueCUL/PSCjsoXlcUqWTySJOQj",
+	"JpVHfpsJxcLVDPNJDymhE6bMnjmRP8YrmtfryxWRSoiQAB30g1DTEEjy7uKUhHRBmv6//vWvf7VfvWqf",
+	"nfmtDnktzBbwb1giuYiveOjroWWE6nV7h+3uXru73/AaXPf624wli4bXiOlEv0DllchTeSiSCVWNfiOk",
+	"ipVSa/12OCFB9g5R+iVPz5Ka5cU9yoC5eEy4kpV8hfzUN1xOQ8IlkSy5YZqvowUZLAhNWZkozUeakTUX",
+	"0wULyZRKhT9j101KAjobjVV7NrW87hGRQAdmC7c65D1XYzFThCsPupUgUAbM9g3dms/JbKoZWTegn/JA",
+	"b337LKIjMhCzOCQDNuZxSJo9IvXnIRvSWaRaHXJCbmg0M4PnehMqQpFq+k9K9rtd3AuwgkiRbAlLCfeZ",
+	"Ns4ZC/mZmFBeygRn7IwTOBHkmCV6F8GreRadzgYd+5eZ4ZSqcTY//KjhNbSI4QkLG32VzJg7wQm9fcni",
+	"kRo3+r2DPa8x4bH9e7d82BFTLHxNJ0xOacCe8UixZHkKP2oOU2afcibTLRnbL0lzsCA8hCOkbH+lL17x",
+	"sFE55IMaQ66ickx4rFeRKUNe0nx+9loSmjBCg4BN9fmijwE1S2IWak6dzuJFIELWyq+E+VcnEJPtrESN",
+	"aT1LxORMC5qliT01JJ9NtSCCU0wkhA71keKKxTKBt9vu7lYsyDCB2W0i754PX1EVjEu0ncsG6i5G/qL+",
+	"ctnwUVzhYay38ISGDMUVNwykpZjiUYQvzpJEH+emGdJkkWRkf7dXWKDLRve2u/ukO+zR3UEv2Av32cHw",
+	"sPt496j3ZI/uDw6Cw/CyUSUnng/bOI+K9TrcL5/8axGzCgKcxEQfnUQTldCYMJpEnCVGvh8TSib6QzJi",
+	"SpK97n5nxdh0N6sHuNvtlQ7xhRg8D8vP11/FoFPOy7+KAW7JWrysabOOlbU0qRIkb2iiOI08ElDJ2jyW",
+	"LNYK3g0DSWKo1KSKREyfV3uadxIaaAXiGFQm/ZpHTuKF3hYL3dVKkbOahM5M9qpmAkKrjKwnxJVppOmH",
+	"POzLm6Df6XT8lj1J03ceSc3WfMhZWCr+7dcH38/Y6XfvjpJXv94+/fmWv5mdHXx7Vr52BaG6PWmUTvwt",
+	"G37ZM9/ytDUrvoU70WvoaHnq5saEfDiL+W8zZlW3hI24VMniGFUsSRS91nRI+VuSZgnb5meG7V8Z5q2e",
+	"2/9O9NI0/tdOdkPdwadyJ+0kNyscXPW88HnpzFJyd8h7nBps14JG4M5UvyxR1DepPrH4iMftsZD6CMu0",
+	"Bi5Bq2zrF1v6AiakJdVQRJGYk3QujuZXpBiOfJs0e0NHrEx6jRiJZ5MBSzyU9btVwmeqG3D7NmoucF56",
+	"1PJYHeobyYTe8slsouWS/R9wq/kx5VWt4YxYkg7xnP9eMsznik0kmbKE6FGsGuGV1A2UDrPXXTPOtQO8",
+	"9z7y9BwCFqs2i7WaFuLVSa8+kWw00apCk2bvAwO0OuQt3FNg89kjAw5luGMGNCZjesNIM3+IVHPX/fej",
+	"25MhzTY2Yy36+Ds+2E3+1nvme8T/D/PXHvz1v+yzPf3X3+xfB75HKMEdir90fY8INWaJcyDrR2AJ+dvP",
+	"P/t4I2A8Ie8unrWPyGChmLzjWvQJXZIlj2SFWPBItXh5hNp/ehrpQWoKulcxuJsNecSkB8aaeOFM8YFl",
+	"TglfgPGoXN0IWcRGcAXA4zQAU6A1OOXPVKsdt7V63H4c7rP20fCw23ZV5KqZQXMb6oTLZ+m5SFTJTUFf",
+	"LnwSszmTigx5ItUx8XXXPtzNfB5qJgxYHPJ4dEx8qaiaSZ8MFkT/k3l6NWNYzirBJnXPpTLNXm1YrKXW",
+	"L/ZP7MM24DV42PhQNqULsckNbcCGImHrrmi7vfZe1RVNiQ0vaD/hvamcfeyliocsVlobS8yexc3omtHA",
+	"GOZX0TczsjXqMroZGNoEEyanIpYMTYIzvZ7KMPMzyiMGow9ErFgMHESnYEHSz3d+lSLOWXL0m6Ee1Sym",
+	"xkLO9LgmTEo4wws9kCF28am2XpAkIsGB5yn6WpAbGvGQnLx5Tq7ZoqPb/JaGZg/XnwTQgcfQmP4nGMGc",
+	"mZlHVzyezlRuas/xCYEnfQLrRFKTK0lP+L5RWshkJhUZMEIVmQipyG63C4yTqdP36T+n1k24lDwe6Z3A",
+	"JlO1QBLek+YXjomfS2JGBpQ/FfEw4oG6E/ME9mN3dvaQ1uOPxIIxSWiktdUFYbdcKmldARn1tjNDYy+x",
+	"g5K4K10DCYhC0qRGDadoV44Jj2kA52amQmVeIjv4kAU8ZGELyHZmDhVZg271ppa2+Nbs86ppinkMJpIw",
+	"PdmklUjZfSM3xpOhYglcQL7M0XqpWc4uopahjtOw3ERdMUTz3c6SmwFG+EwkAx6G+PnGDD9Mv3Y5Pm2z",
+	"TxZiBrpTLNAPg9MXCaHp/JeNwNvif3RQTugCug8FdtNEf0C++xz1RYIyUMsd6z/Q2qJl9udgIKYR9n4X",
+	"unHTQv6EicksZrdTFujTn+nGiQhgr27joClpHmbzyg5gk3lkoxbX9cdmuyoZ3fksCJiU7og22qafZWwP",
+	"tQlfC/VMzOK7aSyZES0W6moI7bhslRrhgJHx+XY2GN6+mno3x3ir02MJCfjKWyQUDDcPHHOwsq+FeiVC",
+	"sOGtcuCi6zxzv0uOnn6G5vERv2H6kCJ+zs7tQxdv6CISNLwQ4iVNNmVrQ9IptnGlhLiKoJX8gY4H4UCE",
+	"C6KEIPAKaUZ8whXZJa/4t60tURi64BJ70AcCja0oIk3o6Zgc6f8jQ70KYdhGO4NEQfVG/xWH/J468dRp",
+	"5soovi5B3G6MYtwvdcRwSdZ6XLYh/X3rm/HNhZ2mQ8icwiQSsSaqGeSxDfIgc4phE4rFhopiELFJLZ18",
+	"iu/+vYSYIVOUR8vqrr5UqMUVDx11N7tN9ve7Xa+huIK73rc0JHYQ6c2NDsRM9QcRjTcQd2ZSVYyHdwBz",
+	"+L04//E1XEUTRq/RWHPx9p9vUo0Q2yTNt89OyeOj7uOWS7a6h2Udyq08ITOSHbgks/2Tc5bcsITgOB6M",
+	"eGVDLCdMDaFfhyavRWbmM6qMucGqhXEcSqLVedh/csYIGHukmCWBlrcjHjOWtCMeMK22uoy3n1FRX+qf",
+	"maPlAdkuHblnhyySbLCGHa9jMY8riFpf+teh7WpJ30NJ71Bsdy+jmBkJuRCCvDRnyANSruykgAFWEOoc",
+	"I2vexfSG8ogOovvSKo0ZmjlNunvSoY3pnLzLvfqA1EkHl+ok1qWeMIgYg/uW/1b/0Qa908/RLaf4OW8t",
+	"KzHncBRKogSZU65KI9sy78anbEEuhHhF44VhOXnP1dBcN6Hxwspo6bJp70m2FPpF3S95m734QAvxVt+2",
+	"YOto7eXzUveda9a7H2ndpvrWdqTllDVVGUNeTpTuZhR/l7cwPtQ5hGG8VBKIbHVj4XDAzVkMgtQjCbsR",
+	"1yz0yIRGQ5FM9D+FCTkNudS7MyQzyZKWu2oErBlTlqA9NGYs1M3HzJUy72I5m05Folj4ioWcXsBk70n+",
+	"tEky0W0STcG+nmYIpx9IQirJkm7rCuoDdz2yBmGQBEb5WaS1Xg5YHyqJXxywXxTd1pK4fWPbUsvrzFhL",
+	"xiurg5QP9AEsbtsb8uc0t50zmgTje9zFHMsRQ426oXIHHA+d8w1My3ySv7/+E3T7rTkwLiBOV0/LtAks",
+	"sJF+sdId42gI2RxKtY3tzKVKV+jrO2MxKcFEngRjPQC8hJvAaJGYPyHKGuQvykgnMJo09TQhhUP/eeVM",
+	"xoc0gogRClQV+urCJZnFIUvInC5aIKNjxsHu4rYZZ73aoGl7DWj6bg8Y8l688q5QidCNfcez2joyoXUe",
+	"j2qc3fVVomoGSqhiV0bpyHHQsoZ0f/ZxNZyHVWtq6jN38HPm1Zvny+oNzTtCFQq3rftBjV0xVbD0TyIm",
+	"FKMuAmBwPBY3VDJW0SRt6ApUiyuFmoBLnbtqH9s1CK5WHJAskiX3Mixrla/Cpqzb3ro5+ZotHklQNPUM",
+	"reYJc/nJiVTZ9PCE7TdMPyq6pd0gmDLjptt1emh+8hrWUrcVT/cVZs5d2ZgG1xS4PYe3/mKmORezr7ID",
+	"DuKl06wdGFzRL/6TCb29qysmR0aJDpXhLNqKf0bPDglIUgKaUOEHc9qk48bwE0gMMQfVGVW03Lvha7XB",
+	"T8108FHmV4dDWo93muh7leLIuiZyEIM6CsE6XhZBVvk8jcMqzcXMQrN+KcZsZQ17ziCykCYx+JUFSneS",
+	"m36qh5eSwOil+nIJH8GJUiMmLU+T0JB4ZVTc0pp8crbiOlrYFz3sq3TWYYixqY5bgIboBqHRG2fAQxpJ",
+	"VinONS1Sz41NMU1zanNPZYecYKrqkLPIRkTaTDnMCcMoNWnTULVyim/Dw3QEGPwhS2jrjnJd1EP2KuxK",
+	"fUeX6756cf7j6x9TKk7Y+qXMf+GG0taPxsbbPyuLJUzoUPla+vkRv4Gcavh/TAfG1OCOG+6n3294Df1S",
+	"SYSf11AqWjewi4uX+k08JxSPoqXIvLa5t8WzyFyfMHZy3RbOaLOSZ2VtKRWGhhXlGhGFAWiKTdZywEkY",
+	"MjMOoJcxtCQJXVTMSK6ZzTa3oOybDNTdbrdr5+7pF1hIaBTBxQsMXVugQ16CfILY+Of47a4N37d/b4lS",
+	"NcWzI3TuJn/zrJYXvk74asZdmsANbyuCOWWvkhzUVLTCpdyZJwkSRs3VrTBfUJjWikN865O39sy+mwAz",
+	"Puz6UbLVssEdomenl/VQSlU3yryUeSCKEMzGmUcyscSm0iR+myD+MDVRqUKgvpvd5GGsWNpyZYy+Pe60",
+	"2loWmm8yBkIIBxuLKCyE6COOBbwK8p1IpiBKIH1F/9Lqk12QDF63t+8G+IM1fBaDxxLlppoLPRgIOcOV",
+	"8UwcC7thkJKRTZhLOPHFsKr1k7J5Y9KrSGzqPhxXHDR3G5jb87r7JomC8NjkVDRdg+Ejien0LSCOJgzM",
+	"+t3fu91u91h/ZDJBsOFCpkiHnI/FXD+jkih2q/r63ymJJzS5nk09MuAhT1iAUpkEiHYiPX3B4JIPIpZL",
+	"B4kRSKRNI36N1tosuEiSZigCuROykLch3aIzCT1yiVFOlw2TgOMkYdugW0w7qkzc3C05x0+m/Ae2KBch",
+	"ZpUxxvCRtFYLrXalUAeSSBYkrER/NYLmiq6VKRd8wqSik6ke0DWr1PMjKtXVTKZt5kf8HjSZ9KqhX3bt",
+	"OCzE2GCuAEJE/xsWfsLjmWKkqXUQZK9YMy+47O6grHiN2/ZItJfGHq+WKBjuRRWKZ0zonkzVAuyrmuYg",
+	"FsATJRKMcUAAgaWOpgkb8tvyrtD6AKkkZLeXkwyF3iD73FgzsUUmyZwluo2pKu/Z+NiqF4crMMKa91KS",
+	"84gRrWdul+SFg8GwVZq4YsjkuWxa4LDcjEpPC9g7p9gAqGVR9OOw0f9ljdKAW+6T97GwY67LNqJZN4/4",
+	"8ia4wtSf/T2i5drh/iyJcmnfcizmsUENiFEuZ/rsWgKVTPLDss81ZnMrCTy7pTIpUCRLXVUMlwE/vaMu",
+	"lluNKlXMWl7Nsm9FFYOOayudEZfKfFI90XqqtWWkgs68euqSDPNBTnef+emYBdeu1auaBu/HLPXiZMkv",
+	"Yh6bwEU35x3tA6DrlFAoBTVZEkDVhg+vcePY9szDgRARo/GKiacflU7e4dj7X81W83/56fF+bJCfNENz",
+	"va6JZzNNTWLAnEcRaKejmEtmsJP084ijzSmnL3TX5/27hKq8gSNpHGSE7VCn7eS6bM+is7lxxq6Gs7UC",
+	"9D87xOwdFYmZQSddXp437mFT2WwZbBDB1lYhDYP4ku10m68qhANfmcjzagFG44W+x2j9HwOI3TALAPGC",
+	"e/Yx8bWusmRgK8oer5AfvZGxr5ZTIT9LVYVaZwKcFR31iR/MpBIT31yjcBXdmbTwyioVjUOahPori0gx",
+	"mPFItXmcNuiQBxOSZ5KZbHFrbcTuwIs0GbBEjvlUswI4Qa8wzAxVsXuZIpdMBS7dq/fPe6qC8bY2DzR2",
+	"Phukb5UZ2My4zFKtmpcZG35wQZEcNBkx6wwpv25YPBqPOB6QzI6h/5jrlll4TCzJ4G6gYInhGTiFpW5h",
+	"qBVmeOwrOvILp8p6NBmvAQ2iI7rOhMH5rT9jg7EQ11ezJCrdrwnYIWKF0AZTsCock7FSU5lzs9MwTJi0",
+	"127Tqr10vwfJ9e7tyzw8mr6G5y7h0Gx/Zwe/dXDRduRNUCBJd/9os5PWIVB+2mVse8ZC/sbahtZj7CHQ",
+	"m5YAyqQKan0+SOg8WqV9VaHxLS3ukEfsKhAzdKYu4aQUQz/wg/r25dxsn3EMkSrqw3CvEzMViKpbuHlI",
+	"5sYfBToSlQoJUWaRQbudb1OPCyiaqeWhjCQwnIRR40wuf24cyJWGDhwYmjksZp8e9YTGfGg8infxtnh5",
+	"rKxyalUZKAGulgJICNz1eRyyW7Q2r++W3aormFWlo6j8GwSTqLh3WdJYsjySxPno7kSycbbLcMYIyOFj",
+	"Ei7Mh4VkwVTLI764Noeqw1ulq6dfxkgMv8BnpElJJAIaOfeoMXWAw+DMhn3acl16ZlwNryGu9axtGEia",
+	"0P9hnRRKsRxTFJDcvsrzdW7j202dW+S1sgt2c4n8cg3fKfGA5cTQuJVtoG5Rfg0ZHGvGRlWPx65XmSMd",
+	"obKOOev1Zo7gTQTmkga5zKxj2js4zIttOabt3sFh/8nw6DDsHu0eHe0Hj8PDgye0N2SUdoODAxp2dw/o",
+	"3mC4P9wd9AbdwVGvF4S7B+FhsHsw6A67Xdo9alRsDrwiGeYDP7LXsKALyENwXsy5GocJncelut2Ko91Y",
+	"E82KkuZl47JhwlGBF3gc8ZjZ+266r9ZbwoqARXoMdkpLLG8oi1ziufyVX//Cwq7l/TXmpPwRbl0wmP0H",
+	"u+u+tqW8ElHXxFQY1jZsTDb2veIgKsdaoGSFqQB8sJu6JdgEUjPKPJ0iyrE6DEnPyA58rVzFtk1LXja+",
+	"VeTYTjCAHaNW4yfihjk/oM8Yd0L6M+iK5tWlh5gPPZMgl2FOy7RPyehgWjL2n3kY4VTkWcLkrhP79ci5",
+	"ini1A0OyfIqqsJDQzVOpubMMX5RsqqLmtd7+5mCaZkNZOffVgqUCu2Xlhqpjnc+TfstRaojNvbUwmRCa",
+	"yyJlcqB4y2Ezy+lBy1d6q+oXD7KFBw61DLZIiclAKhGzDMQFA1nBbNZaNtl2K3WI+iyZsyo9THCOXaK7",
+	"ro2YGs96YZEyHdjyrGuh3MpK3HkhPlXSIYORr0IvzGO/NvWVPB1QK72y43TsnR2/K/cepJ2t4oPXLjpR",
+	"5f20Sgo10m8+1Jj4Cjl0AnBs2SI7lLi/WlMgf33NpjiSUuc7HfGY1jNXQ3tvMNx7pcTLNbuCtOVAvKgs",
+	"0yWSWjBisOGWkHVqWqtx/8jgceu9r4SiUa13C4TBDz2LGJz1u4IqVTFy2TYzwVv322MrrDlJOoLVuZ4Y",
+	"KloqU2ttrbXBj8v7am3w4yabqirYdc2OsqfGl7adjFmdsw0par/aFlHxKLsDWe1AvlTKLlZvSuMyesBt",
+	"mY2iThJ2pZ1g3ebMuTDz832WMAYxhcYbOoBUEYv53LQhjvvdJ4dOnE9R+dCPS9b4jIdnIphNTBpTiRHh",
+	"+RkJzRuo5JvL2zQRYEJphjzsz9mgtUzY/4QEqVuVY75fUi/IfD7vzPc6IhntxHIn5OHOzW7Dyx7v8RAe",
+	"ShbMEq4WO5NZpPg1W+j3PnjZFln29hU2AZVSj0rEr5gaizC3v9Z/nMvz3OxbvKHlazPM2aAPttmxkOpv",
+	"eydH3aNuf//mxZMX73YHL148fXL47P35ix9uvpe/lu1KNzGoZDqr47LDn5a/Xpd4kK4iTKd0AEtEWiZ5",
+	"KduXjqc0zBSyXjX3ufxoan/5rwxf+CUBphhjG6GTa4mY91yf/3XNFu3dUtkJXsMf2ALGNqCyIIF/P3x1",
+	"PaY/j77999mNUGfXLw96B4+HlP+u+Hf8tPdP9cPL76aDOH76naK9UPxQGgpifKHWqGTJsN6YxNPILs+l",
+	"UOmwyxfOpgEURfO3L09+eNobtHsHh/YuhOHq+YJ3NhyEx+Tts1Ny9PjogGhFr0/87q1P/k4O90kk5iwJ",
+	"qGRkzG71d1zJAir77ZPHTxgdPuntDnq7R48HTw6fsL2D7lH3aDB8sj/ce8z2WY/u0cEuPewOd4PD3uMn",
+	"g8PDwcHBcJfSA0bzxcq6t79020+gNNnhflllMq+xIvL/JBfKXhX+38wMBRjPawsYgnX25M1zDGzD2HhA",
+	"UHgkW30SMT1K6Rk6ILh75+r/1/Y9rZ0nkD9o6lbiu7pPeNnL4Kl7R0tg/OsjxFcFKf3XLyftf9P27932",
+	"kw/ZP/W4Pnzseru9xxVUtBh41fYVJABAe/QJJePZhMbthNEQACZ8o1VgqCsEmeifJzQY85g57wUiZH6H",
+	"fJvQOBgTEZtfjkE9mIskBEztodPghC4s+gkQqChPQlYr+/hUv/gpBScpTvUMUgSRS9DLZrBDSqOmHSWu",
+	"JLpvDiU7ExGPPPBtTJmYRiy/VcrAT+sb3mHWZYIgm2p5TDLHcpN6/+s3PbtQNEiElCRhEaOSSdKUjBFw",
+	"n8N74DrvEz+XQO6T5n6324drqoFk99KyoAkyjoPMCHKNBgoN/8ksYi0PKloWs9yzduVsYOqmFrOo0wxx",
+	"+H6hW3KBI6CJXQBGyWE3YNbOGuwGj/gpfDQ0tNd3ozMLsM369RSLAF7f72dVB0g5Bm0BghYhU4SDWmVi",
+	"RKdUjaGDZShdt6vM5oR9GPcZpMfke7Kjhct6QhXLtePAoRqCDGYKPl6wNAhVJTSWU5pAyc9IjB5JorRG",
+	"TOU1RhTBYuQgGtw+zEqUACp4toBtLtWaxeFU8FjJY0Mk+GxsImbBbUAoDmrIkjaYwuWYT5EoeiwTUGNg",
+	"NCZQEMZz0M+IZPDuUV6b5cLPdAOOF3+/+yRX828dhr3+vASlVre02+uTu+DBQpNFHGBo0PCpheIAaB4M",
+	"G55whVukDEcEvj3If6vXfBm+Q7fh4tboL3uaIEXImmOi5UcOo0d/azGifNI8gB2+jElqdnKKBaTfNPOq",
+	"wj9CGi8DFZlPNwFHMll9K5CRymaWj4ssgmyU43gUYG5cvHoX2aQcQzu/g3Vry4goRZ53g0a8CuTkMnjp",
+	"SuyZAoCRg/+Vx8YqWRp9dGVHoTvupZMWQVVMBZpyD2Bmz9GSfaLHSn4Vg0fSHuSJmJcYdvDhlTGp1r6z",
+	"ZQMqNe+Ygpelp+9sqqn7SJJARLNJDHmGYAgRSYhuyvoXWVPWsuxVsLBiQZSHtAW7lKv9je5J3sWKnJbx",
+	"TCuK5geR7yBPBC9XC66w7mVaVI7p6qYIjZh6IQa5T+/mdV1m+SqzIb6ZegW2liLk8nhZ9TYxz281G09c",
+	"ct1nUSSrPYcl3FuCDyTmes/olgiVZhdpdWGwMDvJ0dGzSVQo+u/HJvpfzE1iYzr0kiiRefmqJ2LukV0y",
+	"YFqX061hemYG14hcmgtUrMnouk87eM/Qr2yNvmOxVhbZxW1tXJ+R+YSo21WoPitwedJA9Zx3cvklNDGu",
+	"5kP90pqJ1d96+Ek7jGVb3WLePpubcutGl1ZiSiJ2wyJzyOND+2loE2dzYUlhVo0pNsS8254urtaaxDdD",
+	"wJIszmjhDBmn0ETm04xWI1DOdltOenUWy7WEN9Xtcmp6kZrDFB6hKv6kOiWQy6tVmX+rSbcmGqcmc2ZC",
+	"shivY8NpFRpgnaGWUdTJ46kUghirXFzrYcJYW6+pqXIAjZQKuhdiUF4uPpPPGAkfyBt9j99a1j8IqSut",
+	"XdVNEqA8miWsXCindhc9YKnEdMrCY6ythjgLcy5ZqZjGibJwk6Gs0J/WctA0EQGT0umwgLYp5pKEImYe",
+	"sUNDg2N60twlPvjecFK/zdgMItP9ZBbHPB7pf+ph+qSJ1j19JpaM2CRNpFfXdHF8s6A+kXQhyXy8yAWv",
+	"Y4f6qoD9wfaJMx2sPDEM1LgNVtJUpdyMeau0y6WK4/moYhtP7AxyiR2K/JjbJ9keKIAYOLP4UL7HzwzQ",
+	"eF3EAi0WluEK0JxXLtcNxoQHYXJijhdyCXpWIua5+8majt+KuYF8XOPLMsOpg2GQE2gphAGOORttJ0et",
+	"zXT3ux3t2dJUqekvxGB7urmmbs1ZDWbR9TvQlt/eBy8LGal8as9xSdKdvpXpWebZ5Oph4QdKwgdXaQt/",
+	"nIa/Sg97IQYbIVPo9+8ZuWIWuVa0iu5uewz9UowcHNOyRQ+yx2SaCM3ZTM0ZiwHLSiUsg84vGqeXqTKm",
+	"cswqBODbZ6fk8Mlhb7lHz2C35IRguvCDhWLVDuE11Dwt9rUBUc1kKsj6PA6imSyNYdHS1D41NDVpWBGj",
+	"w/rUDMYsuAb7fDlFI6qgEBcfxSwk2dsdAgmRvl48MMz4FiBN/+EZi6seFpeEjiiPJQJXJUKoY5PVTuQE",
+	"XTI+tqCv86kXwks/w9u+UDgrfRtMmPElLq1YLe6gs5ArcBxYtvDIMBETNLZr+mG8ue34fkyjG6wgru4K",
+	"ApGaqdMeLwtD8PR5hIfSsx6F9B+YzYSh1+D8L0eGisToCjJBqzt/ZHJFU3wSZJEaSlv5YZLnyFLiWH6p",
+	"wEPgv7OMeRnL85G+kzbReWP58JFM0aUNE2VurLvI9mxrZuRzR22WM2U0z91BFdv4vFyfPzG53+YowCse",
+	"/NSGfk0q/EWaJA7IF5eNVt/kScPOtNudpu5RiGYYSBYHzNO0A4wzZythY8h7ejex2HhI3N397UIxG1NC",
+	"E5aBThgxWubJXyNKAmGkSFNvbgtmN+cq1sq39IyQaTnj0BMDloAy+6yTrolP/k52S7k+TeEsMXtgjXHD",
+	"XujDjBi9YRLjHSMxGiFQtOZh2Tom3SKQSI2dYfDECiBjPA5XocOBX7/p89A3iA+5NdcKPA8L0Ac8LA8x",
+	"TZTcJKSuCEjGY3Qk6WbK+BnZbp02Yrn+pd4s6VdXvPpAqxDQGSpAxu1GWLlCAI+E+4lpLtUVyq3SwZUc",
+	"txbSSfMRlYqwiEFUZ7MwYitmWy4O1PYGrY+oNQTNjs+U8TlGkkVipAfHA70L9ErSwDFFrh1Q6TkAS199",
+	"BkwTJkvDY124smuG1Xppbs3NAbVsUVyxcLiRYAEeSZKB3Zh1bJrhILoOyk2rM9KixHwkU4VgLWlSM84m",
+	"GwU+usc+cYT70kmJTKqftR5kD1UepQgmZJfdyujMGlOctF3O2ofry1IV62SlLgz6kxb7eNguHWc11Lb1",
+	"atem6oerdMAAymctrmdTe798Gt+wSExLFYxi1BXuJ/ujmiX6OOYryiDUN3gve6uKnTezoKrU+uPDQvst",
+	"DzmRhfqog9s5jcMoh6ApHGD/mkmslVfWVzS5Pomit4yGdX1vE5pcA0Y7xJZUOd/ocAixMHdZ+/TbNSOu",
+	"a1jQI+bxyKJCC+WWv6Dh3WxJRcptOadYN7/xqqxckQoXAJdX+rNy95R+sgqsZAvIuKC92UFkPa6iyabr",
+	"LmK2zVV/sCWvCsXNwSbEdoJwZQGsXeOyoIqM6XTK4rLwhVL1BJB47u5kXZlF7GRGK1iB9PK+LHsl4Yo0",
+	"RyxmEmoigUQcs9tM/dqKl89+NlhsPXWmgBSZh+YkpyKZisTmryx/vGHpg8zhvMwnS1i2IiF6l+avTHnA",
+	"i7VgU2ZlSjxxmFKhl8rIIcS/Rzh8C+BuMcWVXYxirsVeb6+719s77IV7u3u7vXCvt9c72N/r7h3t0b3u",
+	"Xhf/22Pw7+4BLXWdrne1bw1oda2jNc9b8iboH3w/Y6ffvTtKXv16+/TnW/5mdnbw7Vn5pcAo8GuK34ph",
+	"zrm6CWJTZZkezH7Eq3cR4eCRkwfp4VEzWEDYO5ji9I0dpBGabyI+ZMEiiBj46clJLjtnqZgCBOlCRaA+",
+	"oVk3WVJPIHQ/gJ5PAa3dipPsFWPA4IqImbKIefAIYv7zoa0GEMpMeBWuZ7qUh92u92Be3M0rj6RfZCuf",
+	"DnV3c3NfGg1i/MPFYBFbvsTlmJxEzaREtT84m2Vx9Pn9azbrEnfjomSXIuTjlUdTmvNbT2UohfVIGNQA",
+	"2Ul/zecYmKquninvMbcB5DYBGn5P0zIQs4UrMkbMUzkWcxaiXbJaJ9kOokYKy1I/aoPfLcg1j8rhpIKv",
+	"Amkp1VGy9CK7WbfgqUsbzd8g1xZscrQaVGDupkXmlmXNrBOmSXez5Xljkey7zBtzyfoOpAeUttR6dgZO",
+	"kt8KEwTzvadfNxv7bDKhG0ASZJgvpDI4/3PAjayyw5fQ8H5OG4OIsBFkyRKFV6v1Wo03VckjSDrSSjy4",
+	"D9Dga+TjMWwV/XA2BcUCikdpCb49zf5+6vfnVqfXqqp/jOJ5J1XyM2k7q6HnjM6S6jB5XSKvsiypFJlK",
+	"skkYW7pXzBBrY/plG8i61yotNlu55laEJdrO6woxFX0Whii5Y77GGG2IWvKIiEJbXqt2GJ+jM6+00+e0",
+	"2WodtkBAZ+xIp1rsUuvo1WIVq/e6tzDb3T11jxzjVp2d9qUtqyGOMa70kHGe99fWLsYq7Urk1BQnzRmq",
+	"/EDZsjxMa4nROlAiuUpBQtcK8rueVtUJA1Aw4KoIv5FhZ1u8aRBkvxat5EX0kc2MvauiC/V9rFaE5ZIB",
+	"ZWX8+UPYl+GOwadcE3IFbO5myUGV73EVlVNsG8HcJnLbKRleOPjKhrk8fy/H2M456XCbnYrn7N900csM",
+	"9Bsel86O/p7r6/RiBaxZFC0Vf3RFwn0jRN3B1LtMbFXirdKuXS+F8UyPkVzG5AbIAWqjJKQ/UqZ8oRt8",
+	"7T5b3kLlm6ae4+pHqFdRCY5ZrDyLruFATPSNNRETNDcBuDlCy7vVd02wmKm8lsGw5ytzcFVaQwSL6rJb",
+	"Gihjs4ciM4r43z29IDvyJoAPdj6m3V0hHT7tfMxllHzy0fzly5uA6E8MnImP7mwIq5uUxcptXBGhiieg",
+	"3IPB618ui2NvaCIZ4Yz0fzrXbCE7v8rya+E1rw5UIzyt0uJWg9BPwC1n4vsw2j4qz/XavDxD1dSLi5Mn",
+	"gTP10uCctDbD8kzPvz8BuC1bp94tdvFIIsd4eTStzsoAoIK/ASz+x8S3dRlMcRKHt+lCEilaxxD3CEgY",
+	"U83XvkM8H4MoYkFMyZrhLCIJGyZMjjO4DazkzKMI90eom0xrP0CxFAtOkuLN9WE9EW4+9HDrzWKtk+s/",
+	"9RJTNcM8W+OCGCTimsXlroYNa08UJNTSEjsMv0kViGqL+Rs8D9yDas0lJT2bZzEcTQ91RG92NnsNHM4G",
+	"VozK4zzX0orT/U0iBhGblCYnvH12Sh4fdR8T8xLBFCuZQV9iOBDkfGUhWr9NMwwlCf6yMmuZgceql0bn",
+	"gIeV5aSlA2W3isXg2cAQQdxEkk6Yxdiy4FswaFvyE+HP7AwQeSibwiPz8kCEHFC5ZsFYf1mKdwM7CMx6",
+	"qup457FUNK7I2s+KI5VYMio19lRDyqpoDcRM9QcRjdcHShS06LRGkZlDBduUhWoC8pqNkMj8m1BMORhD",
+	"MXol+k5CgG7Yy5C6HqH5HdRzofcnD7U8G3JA+cO6EtNILDTzQTkqNRfJNbHhFxbhFrutsEqJ5Cp8AATS",
+	"TSMhsotPeH/7pyHElRPtUG8UadlCS+aSRGqEaIT1KkJN7j7pDnt0tz3oBXvtx+E+ax8ND7vtx7tHvSd7",
+	"dH9wEDxeaa5d3a+BiUQ/5n0GcbgKKDTf6w9aPlg+endxShaMJvo+g3VYc85TitXe88M5vwmQYrBFet3e",
+	"YR5O8/wmaKaGrP+2k/xv/KYFH/3SbT/58LEUa7N85+Z5ycvxueMAL3JJ6cbG03prFUHM6b++JEiY0KGq",
+	"VRHki6vQUaRZPc9kgTJ1Heibzv8kDKsB5jeYZKmNtZdGBVgtbytG1reMhjwuLeEIOZN4fkLJYPOiU08f",
+	"FLqEAWqerBlNqL9ZlEsqbKciP9ntCvjWjk0feYGIh3w004ceDK7ZtdiKWjfRy5Ji4ZWnuU14zCdaE++W",
+	"Rzlgv1c4+KUBfm992LilJvoirV/FizmJxZw0kRt5PNKSdcAMGW2eBh2RgZjF4V1GN0+4QuvIqgSRJUxA",
+	"HJD0iBR4HQVEQEkCGpOBqY8dlmWPVDJZOhBnMZeIV86EVeUvzGFULzjUy0ApbapgaCs8Gwj+amH3MG60",
+	"gsu55Dmo+ZsZzDfVfxhEyvMbdlUrxwZX46n9CNMx8/Gdtclzt3DKinDhXGVorZPSSYXRZJ1BXqSmtlUD",
+	"Mwa5O0RbGk0vL/nursJBc3VwcU7iRe4QdrS/leUl7td4Ta7Ct1N2ukth+A34N+3n4Z3SAH+qeBRt2YC9",
+	"hWDP+0TkVWEDlSIFFZjB3QR5Di5GWqQqs+GH5ZjPLPTCSss08rNOMGnOX29HVxSJNmbUWUu766sPrIKI",
+	"XJFNiXo2HGWoF1DpBjbjUczCPvETdiOuWejbx9mRhSC+8NQjPrud6jXz3WYg4tmm6fnZVHzIDJ1SKVl4",
+	"bJDqzGgwVyTvWHCq2mBhbNRicv6ERzLzNHiktO64tcXCAK2NG6C2qcG2qGufRZ+BY4ddarLELkuauYmi",
+	"hiNmUWjyn6QJJQeoL0vN1jFhkUTfCebQ+x3yHIgbsoTfMFBFEC6ZTwyxMTAdYs+zhDxjFyEnUCDEbABs",
+	"UY8asOMZDcYGSFCyiAVKOowicch2sFzl7cVwh2t41m4sZ3LK4tC454BJ4KoM0yo1Jq8Oa0cGf8mlqkBF",
+	"/TFOOZrHEG2P+dF28E3zEBLyW1/VrS9V3crpKttUPb7Mo/rzn6gbn4PZIbfF0636TMVzDxin+qTbNADe",
+	"bP77RL9ndpRSM8Jbe5puMeAM2/ynllh14zRdKfeZIzTvcbVajwRaWaT/4cHWN7W6FY+qEj/gg16D7nKP",
+	"2RQcPkXg3Cg5ZxvBZSUx1A6HrLgHwOupTm/09Y1iZ52amzWh7lcZVZ3NvbEcg+3dz1nLTd0nm92Civo9",
+	"QCeLsme13JMPIfjesuGG3gdrnwPIVE0C1zrDQy93fzEGm/SCYq03FUlrm6cq5ArwHxRrht1Htyk3e2z4",
+	"5eqNtbyPstFVL9nai2fKwtaTNhZRKD3jYoOipLnU2ZK03D7x4bLhk+YsVjwqeFP0TQ8uUvrGZ28hvtb/",
+	"ocsBlr1Kr7XNIY9pBOBBWSJxM1/M/lGtFGKP4HBs3qX5uHWHe9L6m9Cm+Rt5qn/u5I1tWAw/71H4NdGk",
+	"unRvmUhwjtYHzEfJ8/6GySg43HtnopTsv8+bhmJO3LuliFtziJsgnvPPpxLC5IfX9U1vkn13N416fSKU",
+	"uUvew5W9xWTtVfW6M6Wtlh/xi7FWbWh4+mIddJ83Q/VhnXtwF0iLzFWkM4CgroBW/T7DfrB2XudaYfQz",
+	"E6KDhuVZrBgW7l1A5P004TdUsdamlTXu4JA8XBlT9rl0hLs5GBUduakswUwqyLzOIC3TgtNXCLmIGuEq",
+	"nJe/lGnyzs6+OjgvmvqOllLHlmmNlSmsi7ONVpkw81syD/+y6qg4M1meZUeGkwEKR0Z14AgNwzuUEqrI",
+	"SCqWC7GZebaPOtNZo6jZmcl8ifC6ikf6+QbqRIHcJRa6GjmgBZmzmnBrbtfZJGorLWmMbEa/LauZGZXu",
+	"omfmInitook/1gEi2iry0J0whBZ1+ajyonQXXTS3rFtWRde6T61jP+9ATRGhmtatEBJFR1+aK/XLVk6v",
+	"yvLy3iCkclrZ2xK1NIjsT6/ofdXb/rIu5ZXKWblb+Q76WKlveRvK2UqhubGr2Wyo+zmb7dGy7ph4kDN/",
+	"Q5ezGcof4XTOUofXwp78WbzNLoDhRvrsSpfz3T28GwEqfh4nb5pNvKH/1kF0rO/CTT9au2PuICQcT24e",
+	"vbPoyrWjuJ88qePPTdW9BxEtlcWUHLcsugrLXX8lyfchg39S59rRT3WcgMZalxkwAndWfYMIxjQeYS49",
+	"TYIxvzH+QRq2AeE358ZLm9SvF7yGfa0mAf4hNinxDmNquRbCa823upkSP2M69zqexhLPv+PvB01twqXU",
+	"Ayu6JM1c1uX6W7ps4JXEljf3S5pJ/GGeya/uxS/Uvfh5HIp5tt3YpZju2/s6FUu2z+d2K07EDfvJQaqr",
+	"v4f1l3mQu6pdvALwCR9dGeSSq2EiJlc5387yfdd8Aggpa8BJbbMs3kSZsV8hYtlGhdmA/1KCXE2YGosN",
+	"fJ7uQryCb9duoFQrKu14eTLLRFm3CFUUr8dPddUj7DxDM2+787nr/ipl7i3Dpb3FYzZN8b9/Cv0Shjtp",
+	"nrEz/kiaIpLmSM50R4x8C/+4OLZVmvwKmm0NdKAQ1ODQywUcMGSrjJC8W4TCWzZ8OKSBlFB4UmyTUja9",
+	"qpS17OOKmMovKHzy4cMgy9ZlU0z6FUj0bnDOlmHo01HOIlUbgt7G9n75+POGcp4BBUy3+jEZsIWITbrd",
+	"brdLmpIxgqoivFvXlu18sjyqZ3qvYRbgRCRM9xZDb3ZFYaDoONHtIKgvINAhzMJGsAYFkHx3ZDUh83Pc",
+	"sCqVTiGok8HLr2TFP1Hy3B+YDJeV3t1Wmac1HuoHyqS73535a8b8H5XfV7xgF4sl5f00adbf2iS+EnfL",
+	"xt4cJ+uvkPRudk2pGFNUydXoN5DSjPnPCQuUsI7OFZqKzB2CT+4AzpPqjllpq+5+b2/vDk25xve0td7u",
+	"xi3NJEsKQ+pt2EiBz7BFz6XbBkWTYOlWK03TiCo9QDAHc6l4cEfjCrJJlZLzZrmbbZhTLi5eLk/rnAUi",
+	"1peSkA3pLFLksNutQFiit7gQe7sHe4f2GrFigS/oaCOvXRprUGmqeTBPlHGnpyuQ86NXFP64X10v9DWX",
+	"eIHWeHcsUetq9znC9rMyPE4MDaBKUM1scUgTCKS5G1fnFvxze3Oy03OJIu8uTj3ygt7Qc/iR+Eo8P//x",
+	"HLpqtqBI44Q0JzyKuITtQKYJC7g+Plr52Oxet3fY3t1t93oX3aN+t9vvdjvdbvff7n7ZHHb6IqGxHLLk",
+	"x3mMTHf/m7QyTbaFbXN5SdMAy5L7DJsT+NIjNCbs1piXtYDNEyRk7D/zRZtSOtjAzNyleb8MH5yx6RWV",
+	"V2FlrKkL0iaiEIemGXbhViI5JloPwjsPVN1XNe4wOMpShkp+m57APjoVsWK3K5Zj3U0BaAo78BEA8enW",
+	"DCZwBhPLbnjI4oB5UBMcW7LZhir5bQow842qgc7UWCT8dzAk1hivsyj73SeH6wrxNnCzpGPG+qQXb//5",
+	"pk/8sj765KNusW/m8clv9YmvN4XvAT7y3t7eEyt4/H/rI2AomSJN1hl1COyy7n67u3sBW6zf7f675TmI",
+	"hgr+DXsE6jtIAgDDpBmLubv+rWPiRyKgSiQ+urC1CgashDNBlH6Lxg6e0mAsWGjD31COZouGTsr1K3C3",
+	"DXxCNEXJTa/TBZCetDlzLDY1G+xo3VNLQSt2UXuETx9JvTUMnl+rtCyPUf2X1n+NKcsMR9nAuU2/DzKW",
+	"XHmCVLGyvibH6u79J0yKWYJOm82+LcqLdBQFoniWuk5nH+rxSmX5lkp+MAoS8Q1dfcMEVmpkLvkKqeMt",
+	"iR2oOAFul4WfQhOJJDW2AlzVTWC9mb75E4Pn7F+RGF0BIpafFrG4giSDq1kS+UVhVlLFIuPQtSxY9cLv",
+	"Vf62TXgwJ/eLzFeCM1INou9yXknVowm7Yjc0mul7Z83qFfY7U2el/nf3YeWlseboXcXor5xqV8sn4ski",
+	"ocji00SYUhi2VJJnlVfJkhselNjx19ni6qKqV+Xa1ax2UxJSWkWNN5QnpRjCTaS3Ryy5W2RKeeJGZYUs",
+	"iGjCyhSC2jtoBSsWZlZflL1lgRjF/E+tdtxRtVhSJvTLW9ElHKLeX5NIssb+R+kRJZz519IiclxSR4dw",
+	"OeGrBvHxflrqNjUEWJbfq+OE/qoahDPzMiZ/B7b5LcauoLE/C+PpG4RUpjlfCRMzS5pUkYhRCUgIIP4m",
+	"PHY72l2ji6xM93JevbOXrSCAdntHRfmT1fi4vDxvVGf9rOTzi5ew5BULYyNMtrQqKDC+gCW5kxN383Ws",
+	"uwBb8AWuXMRtBe+ky+hm1P7J9laNhMb77Bs32u+lGJXHOURiNCoWaNabeTJVfTIHjGYqU0M+xEDNx2Li",
+	"gXbqOaH3chZtD6el4lzDjLKlmqhufOZS6nFptH6S8d8myLw2XMR2bJCxG15jSHlUkRlgaWeiPJZZ+uz5",
+	"Wb5urqZwSvLSVNi0zdplUl3S5b/PjzCdZsFzbSn2YT2j1c59yDFdJEbVuQ/64Z0ihzXfl7jgHjBuKxd7",
+	"fOcghpJWPKRCzQin4ppsFNi/tDhGIkgDTw9a9928dqW8siLQv8AgW3XilYSYl8ZSUIJR3/rKbfdKn1By",
+	"9vqcXPx8kWJu0ph8f3HxxmDwi0T/oCkHjnURa9lJY7zDNyWLhm3bWCuLKe04aUn6nasQ8jfgn2Olpk7F",
+	"Y2jJCU4vEz4wxcUZDP/+hy4WB24jNQpJe9kNzRDL1kEY6/ODRjMmodKBZDcsodGqzIjlIrjo7CsGxG4T",
+	"tOpBY7xxFdKrhc2oTpdjLcWzVACU45r7spB4g5dmNrEyZ8diVTCyOQ4SRyqs2rX5HPCn8Q2LxHRV7HCx",
+	"/Wqq5PHM65MEN51DjxzEeQ1imNiwh6FEReOryJDPtt+EEPhljhS5FPxaxDChcQ9FjormKwhiYwaL1iUL",
+	"mZPVzsQyvLuHpg46RJi/e/f87OaxR8bsthBR0b21EGuDXrAX7rOD4WHXRVcL8wUru7e/dNtPaHv44eNe",
+	"r6wmpdd4T1UwPkVVqX5RX/jqfDZwbxBF0B7JgoRV8MC5DZ95zwZjIa4lFLbWZzd+RZrzsWTBFQjlAZXs",
+	"cL/lAXRQjHZtEQcFJED84NXwh38+SY6+++FfvyUX81/fvTk7ev7yzb+fi95L+pKez9eeu2bUywu7XLwY",
+	"Aj+kQ4T0OpGfTKdI57rhSKjBLtH6bppLbqGrNBa3G9P9VlQV6PyMRVxvYFa7zqZW6Aqf3jOPwm1tUTuR",
+	"Iuu+KpfifiSpAHQKzVOrv1r19cZE6xRsufhSef1p83Dzq6wZQ9UFH8prVxSTnrNYkXki4tEx0Z0vUKdK",
+	"Wyy9GsLkSsGWLsB6jtWj5yg22jz0sjLhIjap+2aype1jhewrW8O8rDBowPT4HknUhvGDY9JNNcKQQ9V5",
+	"57a35jaUzildh0ZhRfLjsmR1qV/JQvbkvaCjqgmZ01TREaHEV3Tk58XWHPJC5DGxgwZNFytcQeILlvpO",
+	"2HAm04em2Lp0Nf77QSuhoCvHl/CHlEc8Hvkg+dNdQAKowGUQIlJq2VKovX0yFrNEHhNKIqpYkm2pCb1m",
+	"AEvnWxyKFJHOziZFUzB9rxi0exKWnPtIxRzNm3qIYoaFy/Cc2B4UmxnwleSmVv0WUyJWI6JphkN2CtOy",
+	"8OkXx0R3aQrGaW6UhVNtLQZQqoiZIOS1ot7dHXWzVxw+1J84Y6xyWGFGdrXU0oSwZDmumL9no49LxRZ8",
+	"nFoO147+Qr+oP0M5eTVLKmJX3719SUz9Y/3PZBYxEmtmibje6lwRqlARMEu0RnsqECs3cJdOS9kr7kiz",
+	"nJWcDS/P1ZUC0d2MdRWNEVPbVLMKmnENXWu7aoXb9ObKVu7rbehbRXLU0rlyo9gyfS7MPipRWmjF0ega",
+	"LHJvjBlN5DLOkwFONUCNQnjuvTbXQL7az3GJaIBEKANKZFpIC1Prd31XLPrWkMWTLK2WW9XIsXepsZCM",
+	"TGjIzNnI4yCahSzMgwut9k5gOkjpwYgb+qk+pqvj5u2NmFqVjtA4FrM40DTXt20tgmZTnG+Go5RSdzKd",
+	"KebWnVGCqGQGBUFLWDfFGF2Oq+dxeD+nzGYJnXlyvM2ADKrPvPIPyxiuUvOtEAKGsBl0VzkfHxPJGMkh",
+	"gcFjJ92zVeXv+dxplLCeS6dMdcajYY1SkYGc+YYuIkHD1UatjI9TTROjcMzPppatiXIrMYOM6ZTd8eRx",
+	"N1xdxaU6D+i9rYmb4jxTCdKiUy9/J5XzS6r85azb3Qv0AsG/WMec8j5qRnGqOAJoVVZcAyrpLn9tklL9",
+	"TpnQ6mRGjOw384Wzs53X0p/ctzR/596BH+wbH9adS1b9SantlWhKFUeWXkkWzBKuFud6pZEhBowmLDmZ",
+	"qXFpjOzJm+fkmi36GBKmCYteejJYkP09Y1GbJREJxjShgYIQNTM/W3FY8x9VIiFN3YhuzrzhwyYHtgNr",
+	"AAwlW39w83zS4+bxUGBtmVgZ3AWTRtWYUB4rymOWyP+UN0GHxxC3YUOE+w3dpfPScrTriYUYR3Gf5gd3",
+	"yDffpK4K+c03EKpHvvkmE2nffOO5B3X6HGScfkjj8DLG8xJV90BMmCQDGlzbeNhvvoE4u2++MRAL8ULE",
+	"jAQ0zk6l/mV8Ge92iKLXWLDbsrU5qUy0R3PAIjFvER4rAbWzYd2xHwCFiBbmqMYPPHOSi5hdxoSQqcGg",
+	"blrIQIg75JL4l43Lhu+lUILYsCT+x0++h+DQiDVoRKhsHV/GvQ6RLOE04r/rYxWH8fbZKTl6fHRAmi/O",
+	"f3xNTmksYh7od9AxiHzZ1ywiiRSJYaJ3F8/au4ckECEjs5gr6cGAn56+OjG5hQYJREsT6RFft97BLcSH",
+	"C9+EVxImAzrl8UiPb69DxlSi6qPbPzKGcxjnty9PfnjaGxBQ4/Z6bf2IiJmazhScU/OEK0b87q1P/o7o",
+	"HQGVjIzZbQdGhtYSOYsUYb/NaCSJD6vcMVGXHb2iZ+7q9R2t0HfPGo843OoRk0+f7rGrwcLLBFvuLPKP",
+	"L+NUzSu0mUMAKHSBx4CnFcKqpj083r3LuHQ8E6b09yryj603qqr/ksE4WAXeZZwbmokRWzcssmZUncv4",
+	"eSx5yJyC6MQ3H/kQUB7N6QJvs/bOSlKha9mp6Vclpvqaw/JQrsYDJcdiDtYiKi3/jNktBoJQZVp+JF2W",
+	"BGZ5ClvVRHM5wQfG/ERBB+aTyUzRQZQdtU3fCfvNcwf5O9n19GeXMVKgdQxZnin+plR0AdCj0OJQQN3E",
+	"rMUrHupGqbwSsd/qkNRuhLLg3cUp4fFlvCYBuEN8vSKa5jwmmAcsOwSnC7oQlwSEhc0fMFcz3EMntqg+",
+	"LFFfk8WcWHjYXOlp7u85p1MLKJ9LBeuTb+HkIUYjYAtUCPwOAQScWcQuY4zT1nqFkZpwqMHXWJPfHK0+",
+	"kZpz5iZ3lisSMxbqFcJBZeetD7UmtVCXl7GW11OMRICqLk0tXKEWpfMBRhqkBTGoluH6l0iM8B9n7Izb",
+	"BxmKQcvT7YdmCMBnXBKQ9RN94g0YgTOTNPe7u2iMnXMJgQxkFl/H4CtLLG4tNGJveC1NomiBzD5NxIBJ",
+	"4u+MGY3U+HcTS76jB7T43SdN/7Ytb4I2vAeR54ZmffLLB79FQgH2V0C71e2NGQ1ZchlrKRxFsN6nFGCe",
+	"YKHTFSATmuiBmeYlnbD2UCRtWKg2hpL5xj4hzfKZADMa8WuGx/Q1Y1OJa6l7Ye1TEatERD5pIsVbZD4W",
+	"sAeovE55FMNYYMwTajEUCE0j2IBrdeuLjLKkaYor6I2CRjwXSw3zrDXt0oouLeQyO4eAJsniMvZ/osmi",
+	"T3LM7Nv4E33Qa0WAmDAZu4GuTQmH/Cz7tqSDj5f2iAfMmHqMHnUyhfd7nW7Da4AZEBQ02d/Zmc/nHQqP",
+	"OyIZ7Zhv5c7L56dPX58/hW/gjqAiq5EVdC3nRtVv7Ha6+IGYsphOeaPf2Ot0O3vokh6D2rqTy8yEQi+i",
+	"LE7gTGiOdKPk/TSpkxE/DaX34b6vFSwfY+h9ImLi2zB6HyJobdZGpzS3yf+3f0yK+Ur/UewcAL+cUHjf",
+	"EvEjxv2YXW/T5pxf0bqTQkngAwivAqZ1D1i/Q3IOGxNnmJ1Gc2APXx+JHZX8NvWzTDfYyZAGNxHxCNvO",
+	"EVume8nTCpJ7s+MxQXAgfKD/wyfsmPgQUYWT17Ik5DFNFqTX7doNkw4IhbsVogucSJrEleXN6C3AzXDT",
+	"VBiaZtL03WK3TTcdJhsshvSGLOAhC8kwERPPMQDhvyMxIpAYk0Z1vXv70q4FSEFoC7S7YpoMeZokIsFd",
+	"/iYRg4hNyBlqMH2y3+2arQ+nnJXKWgDCcScSMkgYvcYZok5GmlYc29S8VA57ZL+7b6+9Kcd5BJkZxTey",
+	"MnZl8crtsuOuT0Xq87DRX86ZzmLuvhXhwl7IjFmOTqeROYd3fpW4J+vhYlfm8X/KX39VMmMYfgxmaJAD",
+	"vW73IcdhDN4wkCqTt4cAGCIhwOUQpLGPwyrrLR3+juGJb2mazQFf7tb+8l3sJAPDt/u1v30t1DMwhevv",
+	"dvdqf2eMVxdCvKTJiOHnBxsMWc6mU7jZvWIhp9a/tN97UruNCyFe0djmTsCN/mADej+PFUtiGsHuxI/r",
+	"T/8c86LfxfSGcnQxuoaVRv+Xj5+8vFXllw+fPngNOZtMaLLQnIOZgWVYE2gFl2DpSX6bNj7otq06pcc4",
+	"KouDOjFagRan8zGP8FozTUTApCTJLJbHEG2gj0ItX5SYWSw0quiASla2+783vZZvuNXEemXcJ3V3QmEL",
+	"1GLHEj6sw0N3ZZ4C1+TXPLe+L/mNvklKZzHlQio2aXzwGo4GbH3TK7RWI/M0E+D9Ueb1HlnJE1WJ/jY2",
+	"0p7y0hzTmbbAMXoQcqftOUKaFO5n/psfzy9IfgxaccdDxBijeeIoFp2C6uA5Zh1zNukbXHo6dUrPsdzx",
+	"6KhPVacWRmOe5EmltceETpgCALxfPja4JpTdd0bLLeRT5g8ft9DDhonIH+55btXykaZoB8sA8aXnl1m3",
+	"EDnhf+DB9T/o0BmzKrwLmd9qRrdfOorqCqqJAz6ykWhKbyu2BdL00cak96b+f6cdv1VAKjFmGHNv8t3I",
+	"aLDYggDRMqRD9P1zLKSSCA5qp86Z9EDAuFV1+zniGISGdIBc5oHQSdP/7ukF2ZE3gRHYOx/Th598z1wU",
+	"M+k4EjeaLeKAXQ21bJqL5NpvZemEuD7YaPkJUJ6cvywSU0yYB1ag034qZI5ZLgdz5o+UO1/lR035sbRh",
+	"s02Q34d3lhtoJayUGudMn96KSXLZQO8YDS8bcGs3v4BT5rLRIe9hk8WMhf/Qb/mYGmGQVltgfC/VmBGK",
+	"JkDvm54OQ1uq0ZYSrmmR6sxpI5RM9U3aRIqqubBmbEx9Q9tgwmBTpR/B5kZ7qf1wzEhERwgDf0ykAGB4",
+	"GpIBjfSoEoIWSsniEJHuKaZ4c5XT+nGUXKt6UhnhELJpJBYTFis0TDgUAqr5RaJAasRyq+aVDjno7uUN",
+	"xWg/QUZQNFGmxMF4pkIxj10rTt4+XtI6afp6UJpN/RY0bVyMqKRmxJT5VeMAljLko5kN3M3XT0A+neip",
+	"ToxnAwcdizlpYufcWLxwabzStSkVsW+Re5d0zJLAsNygrQEefCxKkFDo/w5wopCfVKal6pVruNqoYe5G",
+	"v6G/c+IXzJ+wymXhBXfTS9Pguo9ZyB10hZFNuDqNfi/74wqf6p/s4qYGnXqHi6Ywh3tVycnyFqn1171v",
+	"1hT46yV9TqqnNEURmROAesFAgsFOymQFSWVta7s3XAcnaTN7fopn89WeX9Oe75D6qzX/f5A138Eue0Bb",
+	"fgmO3h9gyS/Daftqx/9qx9+6HX8J6bHcii9vgh065e1rtqg222JMgQ1hyYHheCTiN8xEUUMkBkTvODVZ",
+	"bSIY2mAxFUxm6BSeUbbZkN96aQ6iDcb1oJYrgby8phJW86VkwuOZYi234zLx8pJLdTLlP+jZLWnBZUuS",
+	"vbJzKmLJpWJxsLgQ1yxu3NtcurIQEY5ynVDQ63RnjbLO5r+bMeJPrYY6PhKpHN5+JC3Pu3ZHGmBM/YdP",
+	"XoU2+MoJfrObxiaV2l2jWd/EH/qkudve7XZzwcqQ8hnR+LqF2gmENynJoqEJSlNjLtPsJsDnhNuxVhnO",
+	"vz9p9w4OMZKUS3LNpgpvwxGXSkK0H7yIAei7Padn0vRxL/qtDjmx8UJjEcHtvtfF7d6cxbZeOEbFjpiS",
+	"ZL/7pG82I1groXndih68jdNqGk1yJllCQi71MoSt9FbPZRYZRCWZxaFW3KiNKIwFUBViv/e7e2VbHjEA",
+	"cDs9kDrhdrGRLrG7ZXFRBFyoEBqGZMbQm2XkkqYDOTFmCaa3YIAbjPj8Jmg7YrCNcrBiaOa7Ern56XPK",
+	"qzqS4JlIBjwMWYxf1JBUpyIeRjy43828jiZzLxXmC5OnyJ5u+GteDJZK1aJWsvPxmulL7ScUtBEry/J6",
+	"C9JFgtjJ6SePJEoskFJgTkhVGEfUOIGjaV6Qka2QG6HlcfoyzaJ7s2wS3SrgDTKwsMYACJ5aLuSYJha5",
+	"zVpq+24vc6p3pVGT3B4AqIQGY0aa/vlPp1cn7y6+vzo9Of3+6dXFxUstpPWdbG4HbeU1BVFpZ27TKfX1",
+	"Lyy3E2rypTJzpbXQnEZYXbfp4+KkoIH6hGmlBsIpVePMPoiv1vVfH+7f0XtdKwjkZKhY8h7sj59VONW4",
+	"Qm1+d/praF9vM82huIVXqmFWYARjFlznirE7bk4rQMp9vyyK8sb/zIYl5rHW5ZYMYui+5cG4Q56Jwkfl",
+	"0dKlyooeswt0uIVbirf2mzR/7Hn4sJeapemt01RysJaIGfN5bzt30B6+bunKLa03Vrqv6Npd5Wxv84Oz",
+	"u0GXyKAWq43xF9k5OGCY2giHq96RnYrrwutcOvxD3RiW0Os/86VhCeJy/bXBAVTgsbFWQ8oYpEn9BW4L",
+	"X3X/h9X9iYs0YXc3pC7JsbO9QxbyHfOzYacVpsj0RePTgQyzIY/AVwNZZMmN1t0TOo+kSfDWPTgf0jD0",
+	"wa0F0CsEjIohl4GADkCNBTh1F00XDyQ41cVMadFivTRgpYTujA2T4l/4IC0ExDG6iw/B96ObtH89ksSP",
+	"2a26wqR7ky8F5aFNFzi9FBgFkSzyuCwL0vS1zu97xOexAf7yiC8VjZhPpnosuV6MF1UQA5U+nEUkYcOE",
+	"ybFHfP0wTOg89nFO+kYh4pEmnr2gGOuUjbgBxxsf8bg9FlJPOJP4cNuiIaGK+LlINON63Ol0On6VCfeM",
+	"hfxNxhwPqLHke1onITOG/WqTfajQgFpBpCAAstUokQKubsFCXj8CLJVOKafaPbsylhSwDTLYW3evF4QC",
+	"RPssOeh3OnMWRW1wxUL/HXARdzQ7+44l78X7c49IYXAaSMKiBY9HZEoTtYCgCLgWEYrUsFg3JpYglYsI",
+	"PEzabTtGv2BYyCDWMdg9E6Qi0YIhnducOoXPFkyVbenvGOzoV5aOm9559McImn7/60tJ/LkIZhMWQzL8",
+	"kAGonQcLCdYr+EeTIsels9bnCMDKm8C2kLdBXlfU6S2XJs5ZgCn2efXq6UU1KKDVpuCdz6xBfb3/3CeC",
+	"NdtJj1zdIOO9LQqujzlMi0+byq9Uy7I/ZEDmywJNuccjaWIYCnzM44jHNi3HmbKWZoHFXoEAlVZeznXI",
+	"c4MRAJJsPqYKEt/doViMr2Pi/9zWcqINuF0m2Ier1RqSSFytp2BcTRiKP2eiKS2oSkewQuA94xG7l7Bb",
+	"b9qx6GX6qveXEo4mHeN+gtFruExRPsO8Alvkq04uwNXGs0YIpGs5ChE+Ya1TbioLc/0qp/+kctpufDcn",
+	"Z4syO2KKhTvp3Wl1PqV5PbtqSdcTJOax9AAAUyrzKvrl+3i5VGIykErPI71ZJozKDLcTv6m+mEHnGSDZ",
+	"Z7Ffv8Es3lrvnfPf2cMauZdosOrWeEKmFLGSltft6x3yoeN6Vu8VzL+QSiTrbFW4QQ2kXq3daaFy85oT",
+	"Z5I09YXKvAZGVmdwzqOWMXWlmLv5cWMQfNNknyx7okD9sq4oL/9nUZ1rlQoMb5sCwwDCfhZpUdyfz3ik",
+	"oGrEck2KaOGEdEsnTMCodhWJLzm1ulE3deRpnOppf1aZZ5ZxM4GXgvh+lXafR9pViIzNRJ2VVzWlXRG0",
+	"wRFqzYJU0xcrZ2gcB1oqth5eLKXT/IMl059TGljqbSoQ7HdfZcLnkwnpDr2DWBixWO8g1g5j2Va3qhBo",
+	"k1qcKoWFn6ugOoHqnj4xEXk8YeGxTYilkYTMUwCGBC8dpC5BQhMasU3VjXQEfucyfiYS4tsCnb69u2Ee",
+	"GY1mkMVFneqgNskMx/1IEjplt6QpZ6MR1MQnFxcvyV63S2QLCpxcxn5a89M3WdlYTCQ15CNsJzaIyJ05",
+	"k76+DbpE6Khb5R8j7IxejcvYz9Xz9DvkW2FSHnMW+TiHZq2HHkVi3o64VBCadBn7FSVJfULJNM3bxuDG",
+	"kWCQvo25804R1BI6e6iSXsYlwU6QkBYLhUWSycU4YQxy8QAMuW+i43Etmr6eu10CJaYkYjcsanmE4hsI",
+	"6JtgvCUbikR/AyAN+kMDTJGdE2E6G/OWnT/idqQfepex+aM4s1a5EQ/HcBbLi1v1+QO1apwnmZlwuUxu",
+	"3ouTLmvT7jgPIsAh0RNZSm+xVpXKW7J/ayu+JYV9Py2P+fmZHkshQijFgIK6vZpxHZSTod70VbxeOZPi",
+	"4jcq4lHLatreL1Fd2ojmka1O6dqblri5AcX/Z8wtmJBxdqPfsMUz24NesNd+HO6z9tHwsNt2K2hmVYqc",
+	"SKr19XfVrUKI1JzM+sc/e7fjYPJ0RH9+NfrX+bfxoPfk+vl3b2/+Pc/VvclXirabEyS6ETU4JidWRB81",
+	"7BYLXhcpg1KjKBLKyHPPYbvnQwRQAVmvMMKYzYuDS8WaO57SJrOm7kTfT7UxCqzgurhVG8VfIp1NcOsS",
+	"O/7l4jI/WyjYn1B/tCyUFVtf5hQPM8BNkkSutvqqwM4RUxVqZKX2+JapWRIbUxcmm5YwbiYghsUAbSxP",
+	"iPdCnI7WIPAYa2XhFFxBBMUg82SGpoxi3Zjv48yDGMPllMpsXFWewj9Iv3jIG2I6rbUCCLVzAzSGi/M1",
+	"AvzPnNRBwwKQfLYvlzftKkHxqxistj6l6SJ8MhWJIvqDfDY64KtMhFRkt9ttFXPTEzEnUJlWdkqNRC/0",
+	"AB5wk+j21+0PPaevVpLPlv/tcNJKg4h+Yefjr2Kw8tz6sSS1Kcer6alkMrO9brfrsOXxqmS/X8Ugn+dX",
+	"dra8EIPtHCylnFmR94dkefC8v23tQYTPqbERO19TB7+QjXsSO/voEQDljRImTXXHdP/U38I7Q8ojFrZZ",
+	"vN7pkYh5eeKxs7VtcXFIKUjE3ERfpPs9gAxEKslsqteDhaSJ0Ae6QfztkSSBiGaTWHrEx7AmA0Q4Hy8s",
+	"ZoqtYY4oUYG86UxCj1w2nsF0YKiXjZatEmPf1hTKcCIkRPnbssmazzcRO6QprBsVIB7mY5FNSjIAxvhV",
+	"DCosbFpA4Vifxp/PD/NCDOoZ2L4st0uOUPVcLnpZhhkvfJVgX4wES5eIFmSZs1x3ll+dQN5sUYZRSU7P",
+	"f7J24lQ8RXQhZqpfKrOMiR7zpOAn4oNQhshcQKodL1AoamnkyDIPfSLKjhIFqKmtaLy/Wnzmpeca+XeK",
+	"8jZhJGYzlZhy8HC3l4rIKcDYjhlT4K+YRVRaechuNUEewccd8ozfIr2wvTg0Q8CNxiOGbfbJYBZdt80z",
+	"PopFAoKwjBzNWRzpo6sY1YzofCmAIiVKTNvgKMFijbaBVoecq4QBvhCViC4OqVcbifEy8Xwm5rGeQFFG",
+	"n8qbzymm14tUxW7VjmH5TJQuRd+WqXWar/W6fZWMX4pktFy3SjAaibRSPkZihBARU8Hj6tytE3LaO39D",
+	"VCRG7ex10sSwcI+ohDEi+e/MM2WGAZ/18MlhjyRCKADdahHJRzHuP4rtmR9ioZwIlUiMHknyNOwdHOw+",
+	"MZUY07Fes4XeywfdPTKLFY/sF7BjTXPZVdEd6kRMGBS/HSqjQRoUdATBllW610sxOs0IVG+XTSPK42MA",
+	"EJNM/WOmhu2jHBZzIxIBjcZCqv5R96hrp3cZ9y7j69+ehD/G/5y/v3n54+H3Pz2eXfy2++Lb83/y3eHk",
+	"IDn9u4rP/n3w9iy5+fH6H5fxZfz//v//L1LeHDn5fW+URL3pvwan/35/9Pbl01+P5tHiJNz9V29wtrf3",
+	"Wh79Gu/z3pNXw7/fRL9NDn48kL99/2a8v1Df3nz723WXPn33MnmtXsQXs9PTsPv7909+vBj+/v0Pt6P9",
+	"fwC1NpQjZoGyZSnkLOTKHJbER2BxR49M6G2bjtg/dv3O6kF8NQn9gemnJi5tadGtOqUSGsspTfRxp/ew",
+	"I6j0XxulB4Acy07PlWpdKpqcDwyOcJqkBQJNDEGmEV//7Kde2dwjJXzSZJOpWqASYd7lknSJSNKS0kpg",
+	"4lQ39xZGwGAjIsH/55IM2EIYzGNDQ2fHVEspZ/oPZM2CKZvVExHcxBPGqmII9BxX2re0FklVo9/gsTrc",
+	"b4CFi09mk0a/m9q3TJ3ysliI4ohiNl8zIiW2OJ6HvMQWlrNCnC7x71cb+B8m8N6A/IB7gr4xWiFRJucI",
+	"u1UsDvXNCOJx7i/3UMS2ayhyF2UyJasr5xTl+G0mktlEz2HOVcykZPraaoR5M1MHzdOWV67X9R2dTv9M",
+	"1QwKKUeRmCNQoLX56VYe2T7gtZ2bXRLxmEGK64QuoPgGibhSESMDNuZQsnpZjfXTTomcDSZaH4ROYjbP",
+	"zVqAqphNz4Z40eB6lOhbRYe8ScQNQ0wmi7PPTXnmrOcUjX7no3nv039owfSP175HXkMnqYJs75v6FhwL",
+	"dzhjuN1rDQhFPy4AhvGJGCrMjHClzO00HfiqMwGX4qsGW6rB6o4NFTtmZh2RjMh1+K/x/vzk5OTk2+mb",
+	"ySC4OQh//lf38T9/CM66b0YnL8dB72Jw+9P+zau92en14cXPv/483gm/2/v+xZOXJ//a/WH20+Fv377u",
+	"nbz97p+D0fPD8VhOf749+ceddOZ0z/01teavl/wtqdmOJElZZrAg1BHkmSRORcd9z54S0VdP96azkCsy",
+	"pWpsR2a+fyRJxOjQCmP3IF2eaVMktlCfFq6+t/wZVSB3LWoCtKPbp3kNe3mTgaD2Y6GuAAzLtzU+bCUQ",
+	"eyRgNk5Ch+o4+wTURIjnMN9hsFSQfuWWHeHmTxj0gqk+Oq7AjmEiqmx7IiFN5zSSJOsoKwOANc0gRnEu",
+	"bKoPlgEyNWsI0xxrDhotZzOriKUcEtS9s8APd7+fPLes8lC3k5QqaTnJCte7eXHlXWBNqDZ8X+NOAtRU",
+	"QqvnN8wpW8Njz/BFEHFmVbCxiLRauHRXNjxMmlq1pHb3pvvcI5IuWh1yhpXF+uUrAwqYVkBOqi6+ZoXN",
+	"PTeBeMLcnjBNaKXMlMdRc4ErXnbd0u826l2wdj//BSvjx4qTt1Bk6Kvx+095GytIywexPF2z1RYna8w2",
+	"eRuJWzEGD+Rsj8n0DDPQ8BMKUmAkIhqPtHq6c7szEeGOnE3CwQ7Yzps+5lWhOR6tSn/Hn3QjYyrHuR+N",
+	"jf6aLfBnv9Uhb1GhJHIsZlGI9di4yixiNpcKq3BkFSSNEV2N2QIP9WPjXTOARFrKBSK+YTFnccDQdm/8",
+	"bbAiBg3eorOLkR5X9TFiC1jUvMPUubT8PQgP2d7wgP795Od5N0q60cvnBy/k7dOnL1/y3pvrvfD3n5/v",
+	"L+b0ZHB4zXrf/568+GH2dnNV3l3+r6aaP1RpLtuJ25YKAI2083ElxrreQVMWpAG/FlEJq1NpBT5fXNAj",
+	"foqrAAUGEqwQmITwZ/Ps6enz8+c/vj4n/+f/3t0z4FLQYhuREichucRus27A+f88qyqr0mIGRonIK+R5",
+	"KjnxmYUD00t1bOwLBoBxaFY4WzGnNz9gq0UL4gOEva87vWGSNG3eAQ5COsoNarM2KQEFSMzAEAUlbR01",
+	"CmFCILLAtkPNsODvQEwmXClbjgILD4ohYQh8q18xOZZcIbqr03huUNntC+yAenBg7EPNPOuxuXz5gFwI",
+	"G4lgnZquoUfrePqiYY80G6xxwxL9/oiFUAOdxSoxecAQdgaXEwlzhsqYnVzJQvjJqYQDmYT6x4CZpXJS",
+	"H7ESkv6ij6X3/NZxVlFR696aarEgPHwEt5fJMQp8uKO9ZSpZtKHKhF9SzPmRNIQPqArGTJLZNOcWJk28",
+	"plB02cLqp5YxG7Weklgzz4KpFX5dxDtbU9njpLADSdO3iYGdTsdvrduRlLx79/ysqvpH/QjgXrf7eYN+",
+	"UwJVF13TLGXY4dggPmfywm5+4KE/JKjus5HB6i6OmIzE6DjbNXD9M0iLhmA+7p9W5+sBXXZAO8dTJtOc",
+	"EwmknZWDHhI4JsEsSViMksH8hPLtvme54hHb+aj/e6U38OoTHVV6BdDkVDqhM/hTc8z4aKzIUYtEdCGx",
+	"0rkWXVlwM1abc1wMfof4ae++PXESAJIcptVxwZyGMtLPD933iIyoHLOscm2f+B9fftr5+PrTL53pzsf3",
+	"nz6YCslQIU9/hWeULZqHsDUYW3f0f/6flybYkIXkdVoJGcNu3muhaIIs8+2nh9NgFoe2A5TVJmiRkgEf",
+	"tVkcchqT3cP2gGtxokVgZrHT20xr+K0Oea2HPE+4UgycM6NEzKYGXydhjIR8xPWVikYRGZhCUqAFIIVt",
+	"8Xn/Vsv12253d+e2t7e/0z18DMTY7e3tdw8ftzrkXBD/u6cXJE/W7g5809vb70x3dh/7MMaS9ywxut2u",
+	"D2f2HLQffW6h/Udfl+LwuGAPApudLQttzijQbmKGay3ZCHBHm373b71neix/6z2D0fyt92z3sd/CGoSg",
+	"g9GJLayFCoyPO0DzUFsM28hY4JoEFQ4OvULXqLNBzcEi+8Fwmj9OWXzy5jn+lR2rJKCxvjWORRTq01tz",
+	"IlRSHM6iCFkNlZhgTOMRw5hRLrHGV2gMZQtGE02gKU0UpxEWU4QnWPa041R2hv5dEyvFXqy92e5A0oxF",
+	"3M7wdV975L01ye52Or2Dg9ZxpixhG1YZCYXBooNZLZgizVWGUQMvl83YDk8qHkV2Viu0lYu74OTWMJ0u",
+	"SwGtwpRt32UZQpqSaW1R3GCVxOymXdgZ5dpPKtHumAa1p8mh9CnV6Df+q2nG/N+/dNtPPnzc9XqfWjvN",
+	"W/xr79NO6xv7z+blZWe6Y1/b+9T6j//duK9yJQLFVFtCkHFeu0itngMovl7SU6lioYnTJ+9JUwvgYZ55",
+	"WrlypiiZ93qIA+xZcAKUsY9SqUxs3Duw2D0ciHu7B3uH3W7XI3wymSl9xvvFEXpk6bPDbuoLybbwV1fk",
+	"XwYLGKQaXgNzh3xVGEyzoBi1qpQ094gqSI1NtDisrJJe5moiKaToCGBlSBXQVPOkivjmDzTQiMRkGEgl",
+	"RIqhxeIw1dQuTklIF8Sn8krEPkL/DYTSR6I/YjGTXPrGWq17HLNbuEkDFFGHnBgrTUCTZEH8pxd05KMi",
+	"FfIRkwrT3/zcpvaNg0epyNdn6ERfsHk8Iv7zYfu1iFn7lf7FR3Vhr7tfCgkIFHSLgn1GLIa3bFjnfeOa",
+	"q5e4diJ/rDWI50NNIqDQw+aubVqKzL6+LiBkZakx/bJ995O3YUGNvZpC85UIAbHqqw/tTyPQNQ+S2bSi",
+	"WBmK000v0kURXLv4hiuS0wIbm0lkMbQSV988et0uVr8wiblUYb2uOZVY/KxvagT5EktlKEGuYzHPFURN",
+	"R8KxoHK11LQVKL5IoZkvj/FXF7J2tvVkrIty/VXEfhWxDyRik0w+PKyE1X+Dc2ITeWvBYO8kbb1ieUat",
+	"nprE3UKlRi2YTW9QllE/829oxMMrxaPIz8wlNjjJadzACRIf8dfBKD9gLCbsdsoTFvrGeYZOs2nCb6hi",
+	"fZICM6wBLSNg6UBfmp39sT4VaLwQMSMskgwWEivJgb8x56ajUeR44iBS0IwUAiogxjAFbXV7QWdmBrZm",
+	"ujCWLazUiandER+yYBFEDBK8cbatVYeSbugvcSThVP6nHGB6rnWPL/3u18Pr6+H1oIeXkSPFoys9l2pU",
+	"bUolRFZwuF8skoBSVf/gLWMgJ0VHvd5slMeS+L/53mUcUMnaPJYsllzxGxYtSPNdzAMRMhIxBX4KJUSr",
+	"Q/y/+R7xr4w35/LSJzzWjYAYB9MJZrGrMZtIFt2ASfW9iT/QnZmwkex+Tt4yOYuUJNOZMkUEJybGwSkF",
+	"4Tlz4aGt5KDGLL6MR4IMsEV0joQdAhV5gz6h1hUvgJY0gjesKyUWaszjUdkpcM5oEoy3XaaqIITYrXIm",
+	"WLJq7qJla9YsLlfBv0CDCasIO/6tGqz6cNn2/mfDN0qXC1evHsJRau/7WlfrC5Ccz3icq7ZlNnbp7uCu",
+	"XJWw5JtdCbDcALKa3AkiRhMawak/FbJEDn/PQyaNAIPa5G4DeSQkY1Qu6WbMpRLJAiUomFnGYk4mNAZM",
+	"tjEPSdOnwyELFAuzpB30ThM5plPgWt19m0ZRq0PexUtjgUjJBWlCF/pfpmpDC+NuYKYYVIf6NwK5OWV2",
+	"ykTiqf7qLaPha7enh8Q3fUWT65Mo0n2u2svfW/rlSTBnSTrVgpZ3fhO0HQHdRgm9TttbkuhfMTQeBsEH",
+	"OC0PK1bC4rDDzG5yBEHuJVfPKtuF1ag+0f/H3rcwt22j7f4VjM/OWOpSiuw63caeb+Z4m/ZrejZNvtht",
+	"dnbTz4REyGJNESoBWtFm8t/P4H1fgCBF6mJb8aWc6XRimxeQBB681+dJlqjNSlcIcEggZq7LpMFNmlH+",
+	"uvnRjXt3u+Hy7VatImR4LCEaj6JMKCUi2/fkXoWY8jipPHW7ae6QZJivm49brwDaEjYjyM7r9phOIfFw",
+	"XaPXoZxgR7PSLGzjqiwt2S3PqyKMFWcM6t+b1tdbfKIvtj3V3W/VCqvdqNs19jCJvOtm/NZrzFppzSal",
+	"MXGsSVlzy4pRCX9fthvRn6012siEqsxRHj1cs80+TGuxPaL1Yz75+j0K5u/Wi+iT/yNw1cJl1iypOm7a",
+	"5cGsJMgvLcR1XKfmrv4qo0W2sn8GClW8cxoaYSrPv01B6JdsijFvYN2arz6xtewh+/UElnwbNl+DEWZZ",
+	"ltbVhpAAccyNKhRRE1exkZwOgSALCQWfAYPgEDKCrtMhn0XG5oT/dahF89pVIaruCZa45Oq/+EjH1yJk",
+	"U8FTxcLE/HCCUfXQxaupdjdZYJR5KahuLiczDbnaMILSmY5v3nUDe0WIrmOPnBpR7AbC+DickHWGC1w0",
+	"xHZtTuv2Xd1kEiutqsLxGJZfNBRfQpVPbXP5/5h3/4WVjrdNiv6QyelLaEVbf+y5dEdWM/tUs4RvmY1h",
+	"KrFOaL9+bD99ozgknlmKsos0n5qpjReB89w/eTaaxNcCMf1aXolo77ebxOHN69pcDPpMZno36gWbpoy/",
+	"RBETTdtNcgD3JSjdbhe3yrJap62sHl9flInrdKv0wNKes3FJpt2DeMFS5eoh4aonrnZyTIdazf3hwisH",
+	"ArhGp0+xTiggLRBfiws8+ZjQiImP0HOkbD2PvRo0YAOshLYvqchfQKUMvC86xo2xi8VGNGDMLIcw7guO",
+	"5JQAhdCk65gRjgZfeyU/tqFwTeVQqe7IbFqgFmE2T5mnWkSQXdZS8+SCHikMltUZG6qSZGq2XL8GCeRk",
+	"UDMCHx9iyEV3ZoWITKYrtkMYzZMoELqjvRNeKM5bnNQBk6lf22ZfOmhl1M/olfuq2FgwGgfzvb24bVJv",
+	"99Hta6m22kVhTbTqm3+STRc3LNpBlmp0acN1u2kmlJaZeObJiDdFcN5jbzdK/psdrlzuSTnqAv8D+Cdw",
+	"egLXToR7hPk37At99qqopI2ph9qOH7fXS9D0JQdpLjIRmE1VzMyzmu3P3tMx3UBb2QKz6/THLt6nWqlA",
+	"xaiaX4kUCJSP8RDI95M68NHgRRGFKvrq6NQVSfl3+FZf4hF+AxplYf4uo8UdQgLczduQaPWar1wOSn3+",
+	"EnU+9NjrKz1h2I4T4ykEmp6QvPnB801egMpnM5lpEb0WUczPjYv8aCWOYTrWIRnroCFrTNfuSnUiC6cE",
+	"YzcEU+R+B/C0Y8ELIi0IVDekAqqQkLqfp4qPNNT3oxluwHE+kcBBD5wc1c3Bb2II2HwSjyZsmivNhgIb",
+	"w8DXGOeKJ0SsUXJQYk26buq4sCBxxHoemzd2BMrMqWQqLwz7ztHgqBsUZ/iEF/ZJO0eDF92TamOC83v8",
+	"+ktzqj0NOhResA59Abw0xu/WI3ThN+wQn+km94TOdPcbYrNqwbkF5wcAzvmMackOBoNBBRnVhrBMBvFt",
+	"jdwCOpvDHkizTnGPE0LcW1m3FYvUb+b1ENRxW5Vw0gNG35bdHCGdK7FTiMS73BtG4u1bA7bFyKdgwNb4",
+	"/8vYiCX6GyVxsYFDlMhjfbO1EsKGrHLRUXSaJECCV/R2xC45a3z/5YanE7pkwed2GV+LFA1VuErf4zKF",
+	"HG3guEztj5BnDkCqLviQ2r9iYDNg4Yxf2syu+ecFKgrwDJY3EIKfsK++wnGA+BURHRdjgkpJ4GmLUy1Z",
+	"GAnN40SFX331Ie2EvD/sj4pktP1rH39/QsY1/JmF//vv096/eO8/g96Li95vf+18+NAv/6b71V/CAKPm",
+	"xsDuf0hP2TVPcuFu4HYHeNXAwkMFN2rEE55hhpmjkgkS0o4ZTxdMJAKY+VC7mmcZX3xIzQOLoGhyMntQ",
+	"feZ+lAmqjctKWXwdTwXrvDp7w779ZnDQ7bNfzXCVdTY+pL+8+0dPpCMZiajPTlOZLqYyV1T0g0EhfO+5",
+	"ArZ3mIN+2KgxE2K2C6zLEwJn0oeUZucw17a1uaNyNRNpJCIKQGHWBbowtJTHyMeP3NswaC2SBCkwuZm9",
+	"2L3xIV2X9+CJknb0EAODh6qEv8xIcVxFBx4yJs+F0h/SEN9qdMF16Lfb+Qy+fcrNwDvA1j1nNrlp0kFG",
+	"Ricn/yFNDHAq0p45KSRTkKs6VnA6rBPM/MCVi4xTc7vevSZlygD2FtEmWKoCoQUoK4YVdC92oBoS2p1O",
+	"08X3KeVwGpMiJUBq6uw7GBwe1ZYU3HDAzgG/wXAdXN5ysPShEQoEdGHQdDWgY8xh0uwxazOeinJ/5OHg",
+	"8Jve4KA3ODgfDI7hv/5gMPjXaq3OGtJCc8eeuf7eXYyZjO9Vgz447H19cH749fHzF8fPX/RfvHjxr1Vy",
+	"nnc1ZFiaNg0N48OMXl3+jv0MsZny7scsUb2xGGBXIgl6wN7IJcOV5gsLvMbuaNbP8S+/+7Tgw2pzvVF3",
+	"a5uc+3LJOfxAP4Dc/JfMzeF9l7NzdfUwtl+2sM41180UBK5YH2yjwGvpCZoSa504Jasa0cJZQsfWIPLI",
+	"Ziy7S0HgYitAJIgtWIaXLkM2x0yMtMwWKAvWZ2ckqJPJKZ2YqUJGg7iir4SYBQaK4kLPg9prgQEaDEgD",
+	"UukCbJMTxl1Im6RFSQtD+CNsoCU+g/e5SxgwN1gXOYAxtg3t9yi3lXANvpFZBLHS8cgPIKqF0mK6XVma",
+	"32vXs712zz7Rv6BBgo9GYqabY49vLLGTNi9fr62kisQojoxjDdc12wktKeO/aeOd22JuXL2pd/H9Iv3D",
+	"QkyJ97xzFLrExt22BcvwHKBlUmorVDLPRrXWPw7rV+9gO4e39QTovFfRbndwHDDdbN0S9l5WG/d7UHG/",
+	"Rxi6w5nnpQvqe3c36MjYAIYy8bsYrYAhM7trMhiOFbsCTjYRzLjls1jzFCc+oJQoXvaVrc5BlyNPbdUO",
+	"pqPhDMYT4/QsCP4ir9T1RX0ewzzul4Gh1dPgNfL9gZoU5Jn22iX+p1niOA3vbIkverhSmpcxKOirpdzk",
+	"pUgFqi9D3PiYaqzNYef/PHduAtnoeJN9xfhMfKRQo/n9j+fnb8/YOE5En71JLT97Jbc4FCM5FV7pnc2V",
+	"4lVBToXHSZ4VVJjQQQ1SM47WuM9e/nzmyMGmfIFKn8+ZluzrAUmpKNbJeCaSBTv6lk1knqmu+fsQistr",
+	"68UBEBYv8SXuJqnp32L7jOafHEvarN9muIKTzOAKMXBdi8ysGFqsZqF6mEKgsQQmbtH2iAmxEVbemUU9",
+	"y63KEyo4uBRTPiRHHC/D7IPsY2slD1mH9CKMOyJiyIEYR6xLFICAWbYCV2k8q49y1nivMChE+vYV04uZ",
+	"JRi0Iuqq0PGk4UF0tAhPUNp+bLU4bf7eKVUAxe6MK2BCMRhlM5HG6p/OIB1Cgm5OSzQTXMkVUFORStgp",
+	"5izJMtwt+PxKgL4x5vjWVxGA2wh7jP9uPuzyyRsgyi9KZC2q3AZVit28sqI9UPHtmGVoQYtiLa6cVtVr",
+	"DCoEJL9EEYzKEFgHpfCK1Ce0yJWpqMn4oDW9YZPaEk127MpUKYpSgElnOWzaLQCoZOONIfPfiBA+TfJO",
+	"4aHMx9xiQ4sNN8KG+lW5BTBg/PG20EBRzMow+o2LzBfT2PEyK+t2tAutXWg3XGj1c3yjpaaIrml9eR+J",
+	"DJQt6TLRXS2Bpr0ynX8flT5fhL/aPt+61EDRM9GyVjy6BlqngNKYo7dHbJ0fXFqJGzNXrF2ZnqqMveS+",
+	"Ksj3cSrXL1+7S93j6t2WPOFL8NS0i/1Pt9hryuV3t9Y3lLW64cqnBY88LmVVJ+Rz2ZKu5TaqUU3EwOiF",
+	"PiLY2U7UafckIC1E/QkhqiJcVACUQ585CHp53rTBqCEfXcE0pBO+v6ZJ+Okv5AD3hzJa/J9nczGcSHl1",
+	"kWfJ52aX/K0EECFybJUP3R/3FfMuATCD7exivkTkhEmDOekTgQQ3yPMlgisNJYYeup1pnkY8i9h7vLxi",
+	"VDtj79eLI1SVhrJBmZZD9t3AHafjqVCaT2cAdfa3Kr5Muc4zQdJ09HvVn0bdPjtNF+zw40er+GHZ0eNr",
+	"oA3j6QI0iyhYqFgmdGYznth8cXiEeUlEw7UEtMJ8n31kTWl8JlfSj2+iqMMu3shKWtq1pebvMd9rnpYS",
+	"H3OumHlTIgL6gV/S+CNTYiTTSK0djXvvtxvU9UERXh1yJb45MjPpx9en3/XOfjw9fP4N5sDiqO9uCHOb",
+	"XYmFTdjAKxWjTKx/h25ebDXq33YTWKK5TzC4RSypElFbMZtxl/jnP2vOggA2dEbAZAhANt6c+/zjx4Bx",
+	"9vXHj0hO4S6csoMBUycMVwN2PCdci6xfrYBqAAhehgfzxEt73BnCz7AsZEDYZC7b4NOhEg+sKFy9IF9P",
+	"/BQUcYFDvNZtn72iE2ItFGQeoJXOdkBajj4z1TjT/JJVLsM6ITzXhZk3IQs1vwyZzWaQmWh+Bwwa3m1O",
+	"/LLuKY9EMZ3NXeDVWk7BqHuM0Ft5q7FiMwffoQfWYUBLm81ILnoZc9VMjJbotwULcTGF9OFFxLBx0GB4",
+	"v3wTRzMy0Xpm7EsrFTqyqgsk4kKci8bo/OXdP1iWJ1CDVgVnD/O5pi9g5zIpK/n7E9SbQ4o5ldmUJ7ES",
+	"EetMpNIskXORjbgy2KYzHidQyyY1WcRjnieazWSmWZTJ2cwc9urt9RGEoxXynHDFwsHHv437B6FrzbFa",
+	"Eqpry+kTOSJalYD9R6aCBGvSXvk9oP086LNTNo2VMqPxpgLryAyD4CHOlPLMwQlpXh72zGK0fI5lOosZ",
+	"Vc9rfkWrBtoRg+KWKcvTq1TO09I90aI/YdyRsssESv4OBoPSa1bsUujGmrzvoNvqvRnMmXfSjqLx3t22",
+	"CsIf3B1sm3vjMNayCvhvMSjKC8zKNC8aFxrrqIn5NpDUNEut+2ekaW+pBHaUeYD5yniKm67dxwh0Pe8D",
+	"XY2K6/GshAObKRmVTgmYTKJKgEMic22c0QJQ9cHMJUjZaa/P8t22Wdxt/8+X0w3CfU9VJsbqafzJP/wi",
+	"jj7jHE6EFsuzGSlj6gVOKpPbQfqcx1D/Dr6eciaiNV6sit5KNZSSabNODQUHWbftrvVH/fs0CKJUXtc2",
+	"gijTOHW95hvLozzoAtk2+NW4OnEWOmNUlWdidU0G9bvHm83Wmdk2wHqCTeOGK6muj3SDRXQHUtQPc+Ht",
+	"Zu/cZutsI9kPZTGbdbjROl6ztz6jXS8Wqy1GYp06QALA2I+GKss5tQYXytkziJB4KbSRMBfdV1A5byVn",
+	"OgNEjVizKAYtQAp0YNk6NqyIVLN5JuuV651x+rJ4zhYxtkeM4vVt0qBrZkWLFQ8FK8xXqRq3Xox3UwTx",
+	"k+o8ino2V726ozVXIrPrPCYZV9axtD+wulMx70KDGfFa2FrvImAMRBp5imY69dvYZV7jkZ5G0Us7uG0X",
+	"e019291Hxuzo7ro21V5Xtb2ubexp2174KPK7zjemXvdhAZd1bz3dbzjKlZbT0E+rDM1exjj76ezNz+wM",
+	"Vgo7HBwOegeHtmomzmwiZ7/ge2Qd88CQIJMpEYqdMPER3xILzXsJFVFLjnMlou4JC6diOhSZmsQzYKOE",
+	"BMDFlVgQJyXSEYZsJKeU6xnmcaJ7cUo1PqrPzim/hL9gqbgWGTXMNgffPULfBwhM5THeU9S+Wr+/RkBV",
+	"zF3mr2UEaSH0HiEUV099ReNq4MTwZq+kBtQU8iSq9GoRoZbTodIyFcfEou7yzilRjoXETxx6sVBs1A0Y",
+	"nxEXK6XvQdtixjOzDFgiL09YKv1Mdiam8trK02Hy1/4VOUQywSPzithwwUL6E7Kk/pDJKTZJy4qdF/jy",
+	"GJZArQT7tsDhaHBkRkpeKbZn4OFQainGmskc2qP/yMFrCSBP734gPlhbziI+mhmIKh8xVd5UFD4a1Ywy",
+	"kQgOyezYHVDiaFKB2RSSRACRAvDqzoQjnlDsUpLsBtJIR1IUEknG8x3y0VWfGaiDahozNJgKPDFfOsT+",
+	"5zBgV2KmvbIEOx1wi4KsZZyy8L+/P2cw/WgyFApUKlylvGS5rS0LTEeTY17QwMAnsQ3xx8byJwGqbnNQ",
+	"3NdoeqCGeslMf0hCTu4Tt9teu+09hMTCDYSb/E3wUmgXVFgdjSwK5jXGNmzR/Li6oZSU7ypqq/VMlc6H",
+	"fjjtdBs6/S0VzePPnNfM063WT0EoU2KkS+Rl84r62W81BUNjXXOKI/a30d4aYWHtxYJRamfKI9Gw6Pxe",
+	"Tzfqf5hBP8T2lIdFgF19ZZtRYSfyEqqMdq3yfqsW9j8rHLwTvIbGxHyyVd2xdY3oPj6gz7Zh3H4ZAvB0",
+	"5QcJhwsM6FccB4j5E29LcXQ9SaS5Zhusb4P1rcm9HUCYdXPreD3EN8Yi68HJahKvYIN57UrWxccYCWRr",
+	"c3u1za3QtFQOSy3b6sTslsRXAljnoTQeDRKZRIRCGF3yHjxPE6EUC6+EmF1wdWH/4EnkQGwiNKO9SKW+",
+	"AHrLkHKPknVEat5w1MXnmXDiyofHOfGRjWs8xMZA5DytxOHM4V9jzT/aQ8Pcs+vqEPCcPsEb9wUeJAgu",
+	"DfO+xa43TA54E9GbfG3ApEXv+yzIoMVUibJCs3+huXYzSEcVpXImYRWgl0C5z04xyAxYZ7l/zZhQNEfn",
+	"GSHeKM8ykWp/QZVx7RcYx12Fd9f7Wq/Gr6FeZVcAWHmeRwJ/LeTtGvION4C8DBq144oD3KLlZmiJK6/B",
+	"7V0Nhp8wF+Vc3/ro2CrSZXR5qzZtXZavwrLu2kpQfQZ7TZeFGmwWkGijs4LlGcrnNdfi2L9qIvjSgLAb",
+	"0ZqzHNTcaFTGaedxqiphPXNxkYzBR4eqFcruNbvotQG6nYM60cTvmNPFPF9Zp6IZVd9bjnxKgLew2obu",
+	"6j3zRrxAQXsrgNDIEL+KwwrW+GaVdqclpxucdaoGSeJrEQaoEhfGKeJGaExA0N93bAo2wV9j9p2gZPFo",
+	"El+jdC82qr9wqve94ipmgbpefCWRwMJT/a0p46WnvKOSuU3yAOYVbEs+VbY8d0yPt5nd19bDPTWj71GK",
+	"a+HyvUk93BLgRRER2q+oKXYFwbFi1zyJSU6YFC1qmfpYh7NprFBFBzk4DHAbG80cPyYyEihJnsnYvKhu",
+	"n/0MJadUkJZZKHWRSJLvjRULgZAvROvLQaElYgGY7ZCo/IvaIqnTKHpnqce+PPbtyJV2D3Vv9cU+Df8m",
+	"1cXm+BZL25jhvbdnLPEQ3hRG1QqLMUmIF0lA2mapENaVok75wuAYEu19y17Hf+83I5h6khCm7gnD/AFs",
+	"imCqhbAWwu4ZwhArDgaDgS95KNNtgnq1oEaaJjctbilLrhb6y5u2r4J1GV9ONGRxDFaDrBpPL0VVgR4u",
+	"ZAeM7rAcs1RivptYUIsqVaBBrS2v4Qyb2JZS6awzn0grSl3hRqTcdbdeZLZ6WKNNiofdUeHOg4L2XZX7",
+	"VN9ZW/bTIugte3SJd+P23jVG8G4VTbRRQBdRRJ9YZl5s8biMMVan1iBNT6YJgaGFyhGHfEYi00uRGTuT",
+	"RxGmURBXI5anOk5YNdQIJJouKLlhGNOPRFIQsxb78LJtRLKNSLYRyccHn7h6SzzTDny6N4bPYZ5c9fIZ",
+	"MIM3m51UbfPd2a+g321JTqZ5ouMZzzQbxyKJWGj+GLIO12wqlWbfHBm/GoDxIBgMBgGYznKuuseMExW/",
+	"+ZmVNDnNwMLANYomC/cXDE4i0kYSNIMpbspmXE9sIhr3FaDbnuENiLJpJJIEiIwdUXRNUBVM2JG6Jg5/",
+	"OmnCNRuKyzhVNNj9kI1lksg5Xiz8rzBg4V/N/3rmf//XDJNpPgyA9zjLYn4pqAoJzFcqljLXSaQSVLeJ",
+	"wurml52it3cf8vPTPOEsFbnOeBIrQL1uv/JqvJ1LTGd6weKpuYD5dpQXMwcHNrZr9mPzj5OiZJW2xE6o",
+	"coVd1cgSDRuM+af4ODPGZNglQgrclOAdKwn0rzBmhnPKEbhjqn4KEwlZr50UZHwtMC6DU0uhorMAHmwz",
+	"42wxAs0XPyaO34w++x+5yEWE+3RBUn84OCwai3+Xw4DNJ/Fo4jUT/y6H6tmn3+XwIo4+26+q+uydnGOI",
+	"3BsPXYRleapw5wVSDpjEmBSUcybMyrdeCdzSkWXjBfGriKjP3k8kRKKM12VtB+piL0LufEFv88Rf/cg0",
+	"iI0K8HGbd/6/58nVL3CFBxvOclDyzEz1XsQ1L2/ns8w8kyauNzNV6t1ji1FmszaX4nrveG8YpxxtzKpQ",
+	"hOcd/Ruv+ps7Sg5/F6MNnajDO7NNfpLDdQYJzCmc7q1N0jp192iVvAIkc9AF3lNhJ4DYBzfT9cb2SSTu",
+	"pF7EuXElD++kJK+x1mcD58xe6SY1Jlmdp1ZDLsHb4pHWVWtdtcfLKcHvsHyE6JW81OcaciXu8efIMSmp",
+	"8amwFiYW8ZXr5DrraZeww62LREMrcqwnG8tEWg4MzwkrUgfsTWo8P/RngNau8EhKkD0UrgKYnaJBTkI5",
+	"Rf4AHjvW1mU5phJHkrnR83gkWOdoMOgGdKLlAS90m44GR93A3bjCKBRY9UoP4p1qU1N9jOXneXIJ5tKD",
+	"3VOzCd19WzaiNs3c2tMPgI5oB5lmt40URnTTPrJJlnleEPl58L0Vj9+KlmnPti5L4O2WQq+BPi8AsnYI",
+	"YMG2ltvEtYN4j18Qwz5TY92bd6RFeowMMlbazcqyzSdxIsqRnoKqruso+0gk2ZIJQl/NYgVD4TquPS8f",
+	"H+sacjxP78K8+DoevVWb2T06LE+BRs9PtLcseu229dhY9G7v7ch5al5nT/HpLBG9kbpu5P469VNIUIqU",
+	"GiyHE+F3kcgg8DIm1tY16Z6Afdg7ZXhjiF992OseV9NS1VyUyziNZJJPU8g4JYKPbfwf77OvWBHANjeF",
+	"5BUkrVicaskw1lzIfUJWDIXyeZLTTktjxq5MxTrg2kHqbV9R6ogeP7DaowEbyVRps3vTAWk+xWsGVpcf",
+	"fjLjNYCvFzOkHpxyFDEdmuWjTrBRE18iGvF4Z4V7BTiFtPVpeSkglxRJyE7YfoZun/3iskIKtx/MjWDm",
+	"h3JVRfoOdzN66liR5GtgEzHe10QTgMXGtUPykilfMDuZWKxr9yz68xm8su/U9c63rZoNa+VGosVH/YyW",
+	"QLNudO3WUORBWimTxyLgbyck4xaFXMYdpXi9GT/MkytKC9aBbbD3saeuRwZGRW8ssx6EQnqob0Tu9yZ4",
+	"jKaxjT71uFqJyJ7akmcPl6IwlWLNwFiwqGpMRQUJXxjb3StMAGtXlTPza3CZBJ7B5ShKWOlCXCFZdyjG",
+	"YwHBfDqrWw/nfo1BuSKAMzWDa06E0Gwu8wS1XiDtYXP2nbhSOtBUKoAuVqVYoOt5ElZUNdwP2VCMZSZY",
+	"rG1Ce/mF8TlfsM6b96dnb2EixanZY8xHuczjiKcjg8gvMXBl/Cb81gWP+rr4ndkR+uxMZwKiixbS4e4Y",
+	"i7Oa5rCRhcb9WlxwLJooKK48Fu6vkUemxD61ZhTmRvYDXQnL/sJTs/EMze5GHxLifR0+ldgeN4Uw6ayX",
+	"iGuRlOcS1P2VZlPX5mrgoWAm2S8S5ZltuKPCB/pGWBFjfk9GCkkG0nDMeh7lWvnVCmpizu/QdaDOoTZw",
+	"+D0cQBGuU3WTjetLMI0+/c3uCXksT3I//Z5Wkr9vukgSFBd5Wyeg04ZeyqXQy20bq2m/65IcsPnZ1ogF",
+	"m4uMks7BpjmUBkripXr9xwsQWzYmtDzij59HvMSJfydNAqX1ujm5+GmVrMiYdEHFFu+vWoCPghJ827qP",
+	"lkK8pRC/TwrxGjjYgEG8igmEIOt7yt/igR5zWeTS/UuVFGvLI46xIONSaNWYIyN2o3W6Vl+w3gG93UxA",
+	"PI8evrGwgV7YE6xsKD/ZPZU2VAexOkVE01xELpnY5oraXNE9gjtNX7/GgQDltiUORJR5x/302nHHux55",
+	"KH4o98J7niUVQbvol9OQKDLrzUIT1fhoM6tl28fe9rHvwFxs1Sjuyums9nbfmufStalvz3PpuhZ8nsul",
+	"zooNiC5r4Qies21WaJsV2maFR4h/KN3La3gnbgF9BjFuhXxFy7HXsBV4nVyQpvMg8Z24lhQpiBUbx1D3",
+	"qFcVk4JIcSrZOM+gXIUoj8Cv9cWhK8ljh4ed5QQyuuS2AWA9ONfjqTm/hdMWTls4fYRwahZviaUDoOjm",
+	"DB2KX9vurx5XPfCVV3u0cAjkKiBA6Xgzj/1SGGPZQX+rV5oPpBABm2XYvLZhGQgyGWHpRxFt6pTjqwGr",
+	"xFupwr0gPuaZ2Jj5mCvvsfahesUgr2UvRiYLPeGpY7pAfuQ6uD3j19SrdKqgGKalK74fumL4Ui14t8HJ",
+	"B8JUjFV8EUHCzcCbFM3WG8LfkV7ZUj+sOyhgU6F5wLSG/FKpmG5JobLP3kOp4atxD+y0EI1PNHBjBXLW",
+	"WNEdj5d6kJSOk4RxjVkfa5x3jg4OEVnnsRK1iR9UO3pUluuuxNbsqO6t/XUby7mVWmul1p6O1Nqtoxef",
+	"vGpgWzsE5vedVQ5ZTYaauiHzpydZNYSP1tYYtTVGj6PGqCJWcYMKozKOlP3fGyeDTgr71GcAJEO1kVSq",
+	"VDTyQC0ze9Y2OPGF4pCbe7FFBKSV3mmjkQ+k1saiwy0leMqAlok4BWS6LaTZFE9B8OQluNETX81/jg9X",
+	"S6/HOtlyXmgpv13QYjXSq9ZnaugNtLC6a1h1k63F1RZXH4DxSLORceZQ667RlVLoN4XW2gQ6JM19nK3N",
+	"mmPaO+G6SIq7skSbPHLtsD7b3WZA7eqP6GeAWjWB7mnkCR9CeSTcB8ic8tSZVXeH3Zhlb4F718DtT5AW",
+	"tVvUfgi5eexxuWVmvgzYhKq3QGxfcqHEUl21tFmeRlIoFmsDwdUN6BbW8h1h6xmOqAXXXYNr9dO38NrC",
+	"673BK636stbMHYGry6OvxtbXJFTkIewJ/HCjMqN+Y4L7SePa7lLiWxciDe5NN71Nh7fp8KeSDl+Pw5pf",
+	"Vkgyhoue5peN+W1CpZhaxxk3Nmwa8Swy886WaWp+yTohCv2qSTwLAxYih+PFlVgUwmJhl8VpkSyndnM5",
+	"Txmn9JyIWCSnPEYyZdxgZCpUwIAnRyqnSWdtac11rkJqb++EtmkgVnDyCQMyuSQei9FilAgUewtHudJy",
+	"inoDeXqVmiGY1wa7htX6ggduKCYtqD9iof6+OOeXd5O7r7oQ9m17b9pAFbF/7h3vFS99L9iLzUkzrid7",
+	"wZ55IXvHZjLsVfE38LB0yj/+Q6SXerJ3/M1RsDeNU/vjQY2K1grCo1iofSsqR5ykLHRiPNabMN+k27dD",
+	"RSomN1b8lnv+8ESaT81cxgvBee6fticEng88HE/Ty415lyb8Ob/8H/MIG3YsuFUEJA/mS7aUnY+FYgxI",
+	"ixxGZY2wyHDBVcjGNmXp/DTL5DhOxEUcfX4WxVHfzsdacA6jODqei+HxpyiOLiZS6c/H/hVClgklk2uh",
+	"2ERkog8M8q644bXQExmFLIkV0RPSqfu2211kImLfR4fPnx+8YFdiAU1R4es80bGBddZB7UkUmJdpfa3o",
+	"fwv9Mo5eylE+NettByh5XgyddYZcieffDvWoW8bJo+ufXvz0y8Hwp5++f/HND+/Pfvp/1z+q3+sxs3iF",
+	"K6FzxrWZjHvHe//774Pei9Pejz/1fn7b+xfvXU17//nt00FwdPT5L3tfFpL8d92ARi9fvTS7IhzTQtDj",
+	"gaDqt8OAHU1WD3PiSKTaXHMz2KmMom4IIru2y7U8nYD2VCrNzCHIjxqrYoCdcMqvBMvyNIQjgEuWAVfj",
+	"t4NvB929YC/Pkr3jvWfgktIDVG/yJhVQXrdArI01cKzLccCMTaGVZSIGtd0FEzxLYpH5nh2tayQPr0GQ",
+	"72SSIGOuQrkPh+6+1jvcfRwnGuRd0wjq/1Tg1EWs8sjCuyXi//Idf7VcUPCtxrG5pPmcKT5pYHxT80zA",
+	"5e5dz3L71FySeIIsrUFRkjo1Pj+qFyNZLTLNe1dFmZSaa6IfXS6d65j3MZ3lxulII2b+baxmjh+l67pv",
+	"E3mpyiMv6uqW7/QSrP7yneTY9xXktcjYy5/P2Pk/z81LZz+en78l+Un49MzgsbEhzbnDhZNedtfwRoNO",
+	"Rs04fpbaDUBRA9woVnZq2G4466aUB0wxFf+xU/96dVMvE1yblQPvcsLTS/ND8dhBw2zEaTflKYcTCqJQ",
+	"bxsj/2/5pu/NjGAqH7pfqoDNxXAi5RUsUV2OjsCjU4Ur0XPbo8GhKu45x/jS8uf1cEvZJHOuRKb2LYL5",
+	"Q3cQVr/bVwnSCvJx9DqLXhYYq394L5GXlTEn8rLhPgiU2A7JTt++AiPIO5OPRjI3G23t2S/Fyxhhz1xC",
+	"xZGg8UQiinv4yNOoy3rUx2hT3+adqPgyBeWFBKdAwhewgjUyxJt/FMCDXhe+1Dhjo4zPE3+uiyiuGeKP",
+	"gid6QnOKR3EqVAkTFkqLacOjnWe50syGLBk4QextJrUcyYRdH/YHrHMuX73tHjNrAuAKsTP4MoV4j1Vq",
+	"olRWjYQHmNhIKz4Vmvd19scsNGsy4Rm2UU3dV/5jhu79G1KwUII5W9RJSoFoN1iy7374jv3t28HfzMCH",
+	"iZiyl0Qv3gl9+2uGf/2rscNCMnGtc539Mdv7/Nvn/x8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -85,6 +85,7 @@ svc_start() { # N: start instance N and wait for its /readyz
     export SVC_LOG_KEY_FILE=$DIR/log.key SVC_LOG_ORIGIN=cluster.example/svc/log SVC_DID_HOST=cluster.example
     SVC_LOG_WITNESSES="$(cat "$DIR/witness.vkey") http://127.0.0.1:$WITNESS_PORT"; export SVC_LOG_WITNESSES
     export SVC_RATE_LIMIT_RPS=0 SVC_WEBHOOK_INSECURE=true SVC_SHUTDOWN_TIMEOUT=5s
+    export SVC_STATE_INDEX_DIR=$DIR/index/svc$n # each instance's own, kept across its restarts
     exec "$DIR/bin/svc" serve >> "$DIR/logs/svc$n.log" 2>&1
   ) &
   echo $! > "$DIR/pids/svc$n.pid"

@@ -104,7 +104,7 @@ func TestBadInputIs4xxAndWritesNothing(t *testing.T) {
 			{"as_on not a date", "GET", "/svc/lookup/" + id + "?as_on=yesterday", ``, 400, "as_on"},
 			{"as_on impossible date", "GET", "/svc/lookup/" + id + "?as_on=2026-02-30", ``, 400, "as_on"},
 			{"version_id malformed", "GET", "/svc/lookup/" + id + "?version_id=12", ``, 400, "version_id"},
-			{"bad name in path", "GET", "/svc/lookup/" + id + "/bad%20name", ``, 400, "registry_name"},
+			{"name in path over 1,024 characters", "GET", "/svc/lookup/" + id + "/" + strings.Repeat("n", 1025), ``, 400, "registry_name"},
 			{"bad profile id", "GET", "/0OIl/did.json", ``, 400, "profile_id"},
 			{"unknown profile", "GET", "/4vJ9JU1bJJE96FWSJKvHsj/did.json", ``, 404, "Profile not found"},
 			{"unknown path", "GET", "/svc/nothing/here/at/all/really", ``, 404, "Not found"},

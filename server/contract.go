@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -142,12 +143,17 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		if op.multipart && req.ContentLength <= 0 {
 			return problemf(http.StatusBadRequest, "Invalid input: the body is missing: send the file in the multipart/form-data field file")
 		}
-		// The path parameters, unescaped (in a map only for the full check).
+		// The path parameters, unescaped once (in a map only for the full check).
 		names := c.ParamNames()
 		var room [8]string
 		values := room[:0]
 		for i, name := range names {
-			v, err := url.PathUnescape(c.ParamValues()[i])
+			if entryNameParam[name] && strings.Contains(c.ParamValues()[i], "/") {
+				// Echo's last path parameter takes the rest of the path, slashes and all: a name
+				// is one segment, its / sent as %2F, so that each name has one address.
+				return problemf(http.StatusNotFound, "Not found: the path has more segments than the operation's; a name's / is sent as %%2F")
+			}
+			v, err := unescapedParam(req, c.ParamValues()[i])
 			if err != nil {
 				return problemf(http.StatusBadRequest, "Invalid input: path parameter %q is not properly escaped", name)
 			}
@@ -195,6 +201,22 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(req.WithContext(withInfo(req.Context(), ri)))
 		return next(c)
 	}
+}
+
+// entryNameParam are the path parameters that name a registry or a record (AnyEntryName,
+// EntryName): one path segment each.
+var entryNameParam = map[string]bool{"registry_name": true, "record_name": true}
+
+// unescapedParam is a path parameter's value as echo routed it, unescaped exactly once. Echo routes
+// the request's RawPath when it has one (the path holds an escape that is not the default
+// encoding, such as %2F) and its decoded Path otherwise, so a value is escaped in the first
+// case and already decoded in the second: unescaping it again would refuse a name holding %
+// and read the name 100%41 as 100A. The generated handlers bind it alike (ValueIsUnescaped).
+func unescapedParam(req *http.Request, v string) (string, error) {
+	if req.URL.RawPath == "" {
+		return v, nil
+	}
+	return url.PathUnescape(v)
 }
 
 // validationInput is the full check's input for a request.

@@ -116,9 +116,11 @@ func (c *contractChecked) check(req *http.Request, status int, header http.Heade
 	}
 	params := map[string]string{}
 	for i, name := range ec.ParamNames() {
-		v, err := url.PathUnescape(ec.ParamValues()[i])
-		if err != nil {
-			v = ec.ParamValues()[i]
+		v := ec.ParamValues()[i]
+		if req.URL.RawPath != "" { // echo routed the escaped path (the server's unescapedParam)
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
 		}
 		params[name] = v
 	}

@@ -102,12 +102,12 @@ func TestExplorerRegistrySearch(t *testing.T) {
 
 		// A form the search cannot take: 400, the page with a sentence, no records.
 		for query, want := range map[string]string{
-			"?field=email":                      "Give both a details field",
-			"?value=x":                          "Give both a details field",
-			"?field=page&value=2":               "parameter of the search itself",
-			"?field=a..b&value=x":               "is not a details path",
-			"?state=draft":                      "There is no state",
-			"?name=" + strings.Repeat("x", 129): "record_name",
+			"?field=email":                       "Give both a details field",
+			"?value=x":                           "Give both a details field",
+			"?field=page&value=2":                "parameter of the search itself",
+			"?field=a..b&value=x":                "is not a details path",
+			"?state=draft":                       "There is no state",
+			"?name=" + strings.Repeat("x", 1025): "record_name",
 		} {
 			rec := getPage(t, h, reg+query)
 			body := rec.Body.String()

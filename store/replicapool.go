@@ -3,6 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/callbacks"
 )
 
 // failoverPool is a replica's pool for reads, which runs a read the replica fails under
@@ -37,4 +41,23 @@ func (p *failoverPool) ExecContext(ctx context.Context, q string, args ...any) (
 
 func (p *failoverPool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
 	return p.t.sqlDB.PrepareContext(ctx, q)
+}
+
+// retryOnPrimary is a replica handle's GORM callback, after its query: a read the replica
+// failed while its rows were read (a connection terminated by a replica's shutdown or rewind
+// after the first rows came: the failoverPool sees only the start) runs again, whole, on the
+// primary; the primary's connection failures are typed as UnavailableError, as every read of
+// the primary's handle is (markUnavailable), so that no database failure answers a 500.
+func (p *failoverPool) retryOnPrimary(db *gorm.DB) {
+	err := db.Error
+	var ue *UnavailableError
+	if err == nil || errors.As(err, &ue) || !p.rs.failed(db.Statement.Context, p.t, err) {
+		return
+	}
+	db.Error, db.RowsAffected = nil, 0
+	db.Statement.ConnPool = p.rs.s.sqlDB
+	callbacks.Query(db)
+	if db.Error != nil {
+		db.Error = unavailable(db.Error, "read")
+	}
 }

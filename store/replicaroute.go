@@ -146,9 +146,16 @@ func (s *Store) rawRows(ctx context.Context, q string, args ...any) (*sql.Rows, 
 	return s.rdb(ctx).Raw(q, args...).Rows()
 }
 
-// rawRow runs a one-row raw read on ctx's target and scans it (sql.ErrNoRows when there is none).
+// rawRow runs a one-row raw read on ctx's target and scans it (sql.ErrNoRows when there is
+// none); a read the replica failed while its row was read runs again on the primary.
 func (s *Store) rawRow(ctx context.Context, q string, args []any, dest ...any) error {
-	return scanOne(s.rawRows(ctx, q, args...))(dest...)
+	t := s.target(ctx)
+	err := scanOne(t.db.WithContext(ctx).Raw(q, args...).Rows())(dest...)
+	var ue *UnavailableError
+	if s.replicas != nil && !errors.As(err, &ue) && s.replicas.failed(ctx, t, err) {
+		return s.primaryRow(ctx, q, args, dest...)
+	}
+	return unavailable(err, "read")
 }
 
 // primaryRows runs a raw read on the primary.
@@ -158,7 +165,7 @@ func (s *Store) primaryRows(ctx context.Context, q string, args ...any) (*sql.Ro
 
 // primaryRow runs a one-row raw read on the primary and scans it (sql.ErrNoRows when there is none).
 func (s *Store) primaryRow(ctx context.Context, q string, args []any, dest ...any) error {
-	return scanOne(s.primaryRows(ctx, q, args...))(dest...)
+	return unavailable(scanOne(s.primaryRows(ctx, q, args...))(dest...), "read")
 }
 
 // scanOne scans the first row of rows into dest (sql.ErrNoRows when there is none) and closes them.

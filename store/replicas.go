@@ -152,7 +152,11 @@ func openReplicas(s *Store, opts Options) (*replicaSet, error) {
 		}
 		t := newReadTarget(s, replicaName(u), nil, sqlDB)
 		t.replica, t.idle = true, max(opts.MaxOpenConns, 10)
-		db, err := gorm.Open(postgres.New(postgres.Config{Conn: &failoverPool{rs: rs, t: t}}), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+		pool := &failoverPool{rs: rs, t: t}
+		db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+		if err == nil {
+			err = db.Callback().Query().After("gorm:query").Register("svc:retry_on_primary", pool.retryOnPrimary)
+		}
 		if err != nil {
 			_ = sqlDB.Close()
 			rs.close()

@@ -19,6 +19,9 @@ import (
 	"github.com/svc-directory/svc/directory"
 	"github.com/svc-directory/svc/internal/storetest"
 	"github.com/svc-directory/svc/store"
+	"github.com/svc-directory/svc/translog/indexstore"
+	"github.com/svc-directory/svc/translog/leaf"
+	"github.com/svc-directory/svc/translog/stateindex"
 )
 
 // The process TestKill9DuringIntegration kills is this test binary started again with these
@@ -28,6 +31,7 @@ const (
 	killChildKey = "SVC_KILL_CHILD_KEY" // the log's signer key
 	killChildRun = "SVC_KILL_CHILD_RUN" // which start this is (record names)
 	killChildNS  = "SVC_KILL_CHILD_NS"  // the namespace the records go to
+	killChildIdx = "SVC_KILL_CHILD_IDX" // the directory of the integrator's state index
 )
 
 func TestMain(m *testing.M) {
@@ -65,7 +69,14 @@ func killChild() int {
 			}
 		}
 	}()
-	g := NewIntegrator(s, key, nil, nil).WithStateIndex()
+	idx, err := indexstore.Open(os.Getenv(killChildIdx), indexstore.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	m, _ := idx.Meta()
+	fmt.Println("resumed", m.Size) // the size its index was at, which it resumes from if the log agrees
+	g := NewIntegrator(s, key, nil, nil).WithStateIndexIn(idx)
 	for i := 0; ; i++ {
 		if i > 0 {
 			fmt.Println("+") // an integration starts
@@ -82,8 +93,8 @@ func killChild() int {
 	}
 }
 
-// kill -9 of a process that is writing versions and integrating them (with the state index),
-// again and again at random moments: afterwards every public version written is in the log
+// kill -9 of a process that is writing versions and integrating them (with the state index on
+// disk, which each start resumes from), again and again at random moments: afterwards every public version written is in the log
 // exactly once, in per-entry order, every committed state root is the one the index rebuilt
 // from the leaves gives, each checkpoint published between the kills is a prefix of the final tree
 // (no fork), and the tiles and bundles verify against it.
@@ -105,12 +116,14 @@ func TestKill9DuringIntegration(t *testing.T) {
 			ns, _ := seedEntries(t, s, 10)
 			drain(t, NewIntegrator(s, key, nil, nil), 1000)
 			var trees []tlog.Tree
-			midway := 0 // kills made while the child was inside an integration
+			idxDir := t.TempDir()
+			resumed := uint64(0) // the largest size a start found its index at
+			midway := 0          // kills made while the child was inside an integration
 			const kills = 6
 			for run := range kills {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(os.Environ(), killChildDB+"="+dbURL, killChildKey+"="+skey,
-					killChildRun+"="+strconv.Itoa(run), killChildNS+"="+ns.NamespaceID)
+					killChildRun+"="+strconv.Itoa(run), killChildNS+"="+ns.NamespaceID, killChildIdx+"="+idxDir)
 				out, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Fatal(err)
@@ -120,6 +133,16 @@ func TestKill9DuringIntegration(t *testing.T) {
 					t.Fatal(err)
 				}
 				lines := bufio.NewScanner(out)
+				var from uint64
+				if !lines.Scan() {
+					_ = cmd.Process.Kill()
+					t.Fatalf("child: %v", lines.Err())
+				}
+				if _, err := fmt.Sscanf(lines.Text(), "resumed %d", &from); err != nil {
+					_ = cmd.Process.Kill()
+					t.Fatalf("child: %q", lines.Text())
+				}
+				resumed = max(resumed, from)
 				if !lines.Scan() || lines.Text() != "ready" {
 					_ = cmd.Process.Kill()
 					t.Fatalf("child: %q %v", lines.Text(), lines.Err())
@@ -165,7 +188,10 @@ func TestKill9DuringIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			final1 := NewIntegrator(s, key, nil, nil).WithStateIndex()
+			if resumed == 0 {
+				t.Fatal("no start found its state index on disk")
+			}
+			final1 := NewIntegrator(s, key, nil, nil).WithStateIndex() // rebuilt from leaf 0: every root checked
 			drain(t, final1, 1000)
 			signed, _, err := r.Checkpoint(ctx)
 			if err != nil {
@@ -194,6 +220,26 @@ func TestKill9DuringIntegration(t *testing.T) {
 			}
 			if _, checked := final1.StateIndexSize(); checked != states {
 				t.Fatalf("the integrator started after the kills checked %d state roots of %d", checked, states)
+			}
+			// The index on disk that the killed processes left, resumed, reaches the same root.
+			disk, err := indexstore.Open(idxDir, indexstore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer disk.Close()
+			if _, err := NewIntegrator(s, key, nil, nil).WithStateIndexIn(disk).IntegrateOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			lastText, err := r.Leaf(ctx, final.N-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stateLeaf, err := leaf.ParseState(lastText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, _ := disk.Meta(); m.Size != uint64(final.N) || m.Root != stateindex.Hash(stateLeaf.Root) {
+				t.Fatalf("the index on disk after the kills: %d leaves, root %x; the log: %d leaves, its last state root %x", m.Size, m.Root, final.N, stateLeaf.Root)
 			}
 			seen := checkOrder(t, versions)
 			// Every record that exists (the seeded ones and those the killed processes
@@ -227,8 +273,8 @@ func TestKill9DuringIntegration(t *testing.T) {
 			if midway == 0 {
 				t.Fatalf("none of the %d kills came while the child was integrating", kills)
 			}
-			t.Logf("%d kills (%d inside an integration): %d leaves logged (%d state leaves, every root checked); checkpoints at the kills %v; %d waited after the last",
-				kills, midway, final.N, states, sizes(trees), waiting)
+			t.Logf("%d kills (%d inside an integration): %d leaves logged (%d state leaves, every root checked); checkpoints at the kills %v; %d waited after the last; the index on disk was resumed from up to %d leaves",
+				kills, midway, final.N, states, sizes(trees), waiting, resumed)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/svc-directory/svc/translog/leaf"
 	"github.com/svc-directory/svc/translog/logstore"
 	"github.com/svc-directory/svc/translog/stateindex"
@@ -28,38 +30,53 @@ const catchUpStep = 16 * BatchMax
 // own view of the bundles (the leaves another instance integrated since it last looked).
 const catchUpInBatch = 2 * BatchMax
 
-// stateIdx is the integrator's index: its committed store and follower, and the overlay of
-// the integration under way.
+// stateIdx is the integrator's index: its committed store and follower (nil until it has
+// resumed from the store, at its first integration), and the overlay of the integration under
+// way.
 type stateIdx struct {
-	store  *stateindex.MemStore
+	store  IndexStore
 	f      *stateindex.Follower
 	broken error     // a committed state root did not match: no more state leaves
 	since  time.Time // when it started to catch up (zero: caught up)
 }
 
-// WithStateIndex makes the integrator keep the state index and end each checkpoint with a
-// state leaf once the index has caught up with the log; it returns g.
-func (g *Integrator) WithStateIndex() *Integrator {
-	st := stateindex.NewMemStore()
-	g.idx = &stateIdx{store: st, f: stateindex.NewFollower(st)}
+// WithStateIndex makes the integrator keep the state index, in memory, and end each
+// checkpoint with a state leaf once the index has caught up with the log; it returns g.
+func (g *Integrator) WithStateIndex() *Integrator { return g.WithStateIndexIn(NewMemIndex()) }
+
+// WithStateIndexIn is WithStateIndex with the index kept in st (svc serve: on disk, where a
+// restart finds it again).
+func (g *Integrator) WithStateIndexIn(st IndexStore) *Integrator {
+	g.idx = &stateIdx{store: st}
 	return g
 }
 
 // StateIndexSize returns the size of the integrator's index, whether it has caught up with
 // the log as it last saw it, and the number of committed state leaves it checked.
 func (g *Integrator) StateIndexSize() (size uint64, checked int) {
-	if g.idx == nil {
+	if g.idx == nil || g.idx.f == nil {
 		return 0, 0
 	}
 	return g.idx.f.Size(), g.idx.f.Checked
 }
 
 // catchUp applies up to catchUpStep committed leaves to the index, read from the entry bundles
-// of the stored log; it reports whether the index is still behind the stored log.
+// of the stored log, and commits them to its store; it reports whether the index is still
+// behind the stored log. The first call resumes the index from its store.
 func (g *Integrator) catchUp(ctx context.Context) (behind bool, err error) {
 	x := g.idx
 	if x == nil || x.broken != nil {
 		return false, nil
+	}
+	if x.f == nil {
+		f, err := resumeIndex(ctx, g.st, x.store)
+		if err != nil {
+			return false, err
+		}
+		x.f = f
+		if f.Size() > 0 {
+			g.log.InfoContext(ctx, "transparency log: the integrator's state index resumed from its store", "leaves", f.Size())
+		}
 	}
 	st, err := g.st.LogState(ctx)
 	if err != nil {
@@ -68,8 +85,19 @@ func (g *Integrator) catchUp(ctx context.Context) (behind bool, err error) {
 	if x.since.IsZero() && x.f.Size() < uint64(st.Size) {
 		x.since = time.Now()
 	}
-	if err := x.read(st.Size, catchUpStep, func(n int64) ([]byte, error) { return g.st.LogTile(ctx, logstore.EntriesLevel, n) }, x.f); err != nil {
-		return false, g.indexFailed(ctx, err)
+	if x.f.Size() < uint64(st.Size) {
+		ov, f := overlayFollower(x.store, x.f)
+		if err := x.read(st.Size, catchUpStep, func(n int64) ([]byte, error) { return g.st.LogTile(ctx, logstore.EntriesLevel, n) }, f); err != nil {
+			return false, g.indexFailed(ctx, err)
+		}
+		tree, err := treeHashAt(ctx, g.st, f.Size())
+		if err != nil {
+			return false, err
+		}
+		if err := commitIndex(x.store, ov, f, tree); err != nil {
+			return false, err
+		}
+		x.f = resumed(x.store, f)
 	}
 	behind = x.f.Size() < uint64(st.Size)
 	if !behind && !x.since.IsZero() {
@@ -78,6 +106,14 @@ func (g *Integrator) catchUp(ctx context.Context) (behind bool, err error) {
 		x.since = time.Time{}
 	}
 	return behind, nil
+}
+
+// resumed is a follower over st that continues f (which was applied to an overlay of st now
+// committed).
+func resumed(st stateindex.Store, f *stateindex.Follower) *stateindex.Follower {
+	r := stateindex.ResumeFollower(st, f.Size(), f.Root(), f.LastState)
+	r.Checked = f.Checked
+	return r
 }
 
 // indexFailed records a committed state root that the rebuilt index refuses: the integrator
@@ -131,11 +167,13 @@ func splitBundle(data []byte) [][]byte {
 }
 
 // batchState is the index's part of one integration: the overlay the batch was applied to,
-// its follower, and the state leaf to append (nil: none).
+// its follower, the state leaf to append (nil: none), and the tree hash of the log it ends at
+// (set once the batch's checkpoint is made).
 type batchState struct {
 	ov    *stateindex.Overlay
 	f     *stateindex.Follower
 	state []byte
+	tree  tlog.Hash
 }
 
 // stateForBatch applies the batch's queued leaves to an overlay of the index (after the leaves
@@ -144,7 +182,7 @@ type batchState struct {
 // empty queue after a state leaf).
 func (g *Integrator) stateForBatch(b *logstore.Batch) (*batchState, error) {
 	x := g.idx
-	if x == nil || x.broken != nil {
+	if x == nil || x.broken != nil || x.f == nil {
 		return nil, nil
 	}
 	size := uint64(b.State.Size)
@@ -154,9 +192,8 @@ func (g *Integrator) stateForBatch(b *logstore.Batch) (*batchState, error) {
 	case size-x.f.Size() > catchUpInBatch:
 		return nil, nil // catching up
 	}
-	bs := &batchState{ov: stateindex.NewOverlay(x.store)}
-	bs.f = stateindex.ResumeFollower(bs.ov, x.f.Size(), x.f.Root(), x.f.LastState)
-	bs.f.Checked = x.f.Checked
+	bs := &batchState{}
+	bs.ov, bs.f = overlayFollower(x.store, x.f)
 	if err := x.read(b.State.Size, catchUpInBatch, func(n int64) ([]byte, error) { return b.Tile(logstore.EntriesLevel, n) }, bs.f); err != nil {
 		return nil, err
 	}
@@ -185,10 +222,9 @@ func (g *Integrator) stateForBatch(b *logstore.Batch) (*batchState, error) {
 
 // commit makes the batch's index the integrator's, once its transaction has committed.
 func (x *stateIdx) commit(bs *batchState) error {
-	if err := bs.ov.Commit(); err != nil {
+	if err := commitIndex(x.store, bs.ov, bs.f, bs.tree); err != nil {
 		return err
 	}
-	x.f = stateindex.ResumeFollower(x.store, bs.f.Size(), bs.f.Root(), bs.f.LastState)
-	x.f.Checked = bs.f.Checked
+	x.f = resumed(x.store, bs.f)
 	return nil
 }

@@ -37,10 +37,10 @@ type StateServer struct {
 	st       ReadStorage
 	cosigned func(context.Context) (logstore.Cosigned, error) // nil: follow the signed checkpoint
 	log      *slog.Logger
+	idx      IndexStore
 
 	mu    sync.RWMutex
-	store *stateindex.MemStore
-	f     *stateindex.Follower // the committed index (f.Size() = the checkpoint's size)
+	f     *stateindex.Follower // the committed index (f.Size() = the checkpoint's size); nil until resumed
 	ready bool
 	note  string // the checkpoint the index is at
 	state []byte // its last leaf, the state leaf
@@ -51,14 +51,20 @@ type StateServer struct {
 	pf   *stateindex.Follower
 }
 
-// NewStateServer returns the serving index of the log that r reads from st; cosigned, when
-// set, gives the log's cosigned checkpoint, which it follows instead of the signed one.
+// NewStateServer returns the serving index, in memory, of the log that r reads from st;
+// cosigned, when set, gives the log's cosigned checkpoint, which it follows instead of the
+// signed one.
 func NewStateServer(r *Reader, st ReadStorage, cosigned func(context.Context) (logstore.Cosigned, error), log *slog.Logger) *StateServer {
+	return NewStateServerIn(NewMemIndex(), r, st, cosigned, log)
+}
+
+// NewStateServerIn is NewStateServer with the index kept in idx (svc serve: on disk, where a
+// restart finds it again).
+func NewStateServerIn(idx IndexStore, r *Reader, st ReadStorage, cosigned func(context.Context) (logstore.Cosigned, error), log *slog.Logger) *StateServer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ms := stateindex.NewMemStore()
-	return &StateServer{r: r, st: st, cosigned: cosigned, log: log, store: ms, f: stateindex.NewFollower(ms)}
+	return &StateServer{r: r, st: st, cosigned: cosigned, log: log, idx: idx}
 }
 
 // Run follows the log every interval until ctx ends.
@@ -91,7 +97,7 @@ func (s *StateServer) published(ctx context.Context) (string, int64, error) {
 }
 
 // Step applies the leaves of the latest published checkpoint, and moves the served index to
-// it when it ends in a state leaf.
+// it when it ends in a state leaf. The first step resumes the index from its store.
 func (s *StateServer) Step(ctx context.Context) error {
 	s.mu.RLock()
 	broke, ready := s.broke, s.ready
@@ -103,30 +109,30 @@ func (s *StateServer) Step(ctx context.Context) error {
 	if err != nil || note == "" {
 		return err
 	}
+	if s.f == nil {
+		f, err := resumeIndex(ctx, s.st, s.idx)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.f = f
+		s.mu.Unlock()
+	}
 	bundle := func(n int64) ([]byte, error) { return s.st.LogTile(ctx, logstore.EntriesLevel, n) }
+	if ready && uint64(size) > s.f.Size()+catchUpStep {
+		// Far behind (the published checkpoint stood still a long while, then jumped): catch
+		// up in steps, committed as they go, rather than hold the whole gap in an overlay;
+		// state queries wait meanwhile.
+		s.mu.Lock()
+		s.ready = false
+		s.mu.Unlock()
+		s.pend, s.pf, ready = nil, nil, false
+	}
 	if !ready {
-		// Nothing is served from the store yet: the leaves go into it directly.
-		start := time.Now()
-		if err := (&stateIdx{}).read(size, int(size), bundle, s.f); err != nil {
-			return s.refuse(err)
-		}
-		if s.f.Size() == uint64(size) && s.f.LastState {
-			text, err := s.r.Leaf(ctx, size-1)
-			if err != nil {
-				return err
-			}
-			s.mu.Lock()
-			s.ready, s.note, s.state = true, note, text
-			s.mu.Unlock()
-			s.log.InfoContext(ctx, "transparency log: the state index serves state queries", "checkpoint_size", size,
-				"state_roots_checked", s.f.Checked, "last_step", time.Since(start).Round(time.Millisecond))
-		}
-		return nil
+		return s.catchUp(ctx, note, size, bundle)
 	}
 	if s.pend == nil {
-		s.pend = stateindex.NewOverlay(s.store)
-		s.pf = stateindex.ResumeFollower(s.pend, s.f.Size(), s.f.Root(), s.f.LastState)
-		s.pf.Checked = s.f.Checked
+		s.pend, s.pf = overlayFollower(s.idx, s.f)
 	}
 	if uint64(size) < s.pf.Size() {
 		return nil // an older checkpoint (another instance's view a moment ago)
@@ -141,15 +147,57 @@ func (s *StateServer) Step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.pend.Commit(); err != nil {
+	tree, err := checkpointRoot(note)
+	if err != nil {
 		return err
 	}
-	checked := s.pf.Checked
-	s.f = stateindex.ResumeFollower(s.store, s.pf.Size(), s.pf.Root(), true)
-	s.f.Checked = checked
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := commitIndex(s.idx, s.pend, s.pf, tree); err != nil {
+		s.pend, s.pf = nil, nil
+		return err
+	}
+	s.f = resumed(s.idx, s.pf)
 	s.note, s.state, s.pend, s.pf = note, text, nil, nil
+	return nil
+}
+
+// catchUp applies the leaves up to the published checkpoint of size (note) while nothing is
+// served, committing every catchUpStep of them, and starts serving once the index is at that
+// checkpoint and it ends in a state leaf.
+func (s *StateServer) catchUp(ctx context.Context, note string, size int64, bundle func(n int64) ([]byte, error)) error {
+	start := time.Now()
+	for s.f.Size() < uint64(size) {
+		ov, f := overlayFollower(s.idx, s.f)
+		if err := (&stateIdx{}).read(size, catchUpStep, bundle, f); err != nil {
+			return s.refuse(err)
+		}
+		tree, err := treeHashAt(ctx, s.st, f.Size())
+		if err != nil {
+			return err
+		}
+		if err := commitIndex(s.idx, ov, f, tree); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.f = resumed(s.idx, f)
+		s.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if s.f.Size() != uint64(size) || !s.f.LastState {
+		return nil // the index is ahead of this checkpoint (it follows another), or it has no state leaf yet
+	}
+	text, err := s.r.Leaf(ctx, size-1)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.ready, s.note, s.state = true, note, text
+	s.mu.Unlock()
+	s.log.InfoContext(ctx, "transparency log: the state index serves state queries", "checkpoint_size", size,
+		"state_roots_checked", s.f.Checked, "last_step", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -167,6 +215,9 @@ func (s *StateServer) refuse(err error) error {
 func (s *StateServer) Status() (size uint64, checked int, ready bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.f == nil {
+		return 0, 0, false
+	}
 	return s.f.Size(), s.f.Checked, s.ready
 }
 
@@ -182,17 +233,17 @@ func (s *StateServer) Query(ctx context.Context, key stateindex.Key) (stateindex
 		s.mu.RUnlock()
 		return stateindex.Answer{}, ErrStateNotReady
 	}
-	p, list, err := s.f.Prove(key)
+	p, ks, err := s.f.ProveKey(key)
 	size, note, state := int64(s.f.Size()), s.note, s.state
 	s.mu.RUnlock()
 	if err != nil {
 		return stateindex.Answer{}, err
 	}
+	list := ks.List
 	a := stateindex.Answer{Key: stateindex.AnswerKey{Kind: key.Kind.String(), Parts: key.Parts}, Proof: p.Encode(), Checkpoint: note}
 	hashes := s.r.hashes(ctx)
-	prove := func(idx int64) (stateindex.AnswerLeaf, [][]byte, error) {
-		text := state
-		if idx != size-1 {
+	prove := func(idx int64, text []byte) (stateindex.AnswerLeaf, [][]byte, error) {
+		if text == nil { // not kept by the index's store: read from the log
 			if text, err = s.r.Leaf(ctx, idx); err != nil {
 				return stateindex.AnswerLeaf{}, nil, err
 			}
@@ -203,13 +254,13 @@ func (s *StateServer) Query(ctx context.Context, key stateindex.Key) (stateindex
 		}
 		return stateindex.AnswerLeaf{LogIndex: idx, Leaf: string(text)}, hashBytes(rp), nil
 	}
-	if a.State, a.StateInclusion, err = prove(size - 1); err != nil {
+	if a.State, a.StateInclusion, err = prove(size-1, state); err != nil {
 		return stateindex.Answer{}, err
 	}
 	if len(list) == 0 {
 		return a, nil
 	}
-	latest, lp, err := prove(int64(list[len(list)-1]))
+	latest, lp, err := prove(int64(list[len(list)-1]), ks.Latest)
 	if err != nil {
 		return stateindex.Answer{}, err
 	}

@@ -132,6 +132,11 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 			bs = nil
 		}
 		if len(b.Queued) == 0 && b.State.Checkpoint != "" && (bs == nil || bs.state == nil) {
+			if bs != nil {
+				if bs.tree, err = checkpointRoot(b.State.Checkpoint); err != nil {
+					return logstore.Update{}, err
+				}
+			}
 			return logstore.Update{}, nil // nothing to integrate
 		}
 		appended := 0
@@ -146,6 +151,11 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 			return logstore.Update{}, err
 		}
 		up.Appended = appended
+		if bs != nil {
+			if bs.tree, err = checkpointRoot(up.Checkpoint); err != nil {
+				return logstore.Update{}, err
+			}
+		}
 		if last != nil {
 			if err := last(up); err != nil {
 				return logstore.Update{}, err
@@ -168,6 +178,16 @@ func (g *Integrator) integrate(ctx context.Context, limit int, last func(logstor
 		g.mark(ctx)
 	}
 	return n, err
+}
+
+// checkpointRoot is the root hash of a signed checkpoint.
+func checkpointRoot(signed string) (tlog.Hash, error) {
+	text, err := noteText(signed)
+	if err != nil {
+		return tlog.Hash{}, err
+	}
+	c, err := leaf.ParseCheckpoint(text)
+	return c.Hash, err
 }
 
 // extend computes the tiles and the signed checkpoint of the batch's tree.

@@ -60,6 +60,10 @@ type Config struct {
 	// LogWitnessQuorum of them cosigned it (default: all of them).
 	LogWitnesses     []translog.WitnessConfig
 	LogWitnessQuorum int
+	// StateIndexDir keeps the log's state index on disk ("": beside an embedded database file,
+	// else a temporary directory for the run); StateIndexCacheMB is its block cache.
+	StateIndexDir     string
+	StateIndexCacheMB int
 }
 
 // settleIdentities fills in the settings that follow from the address the listener holds:
@@ -133,6 +137,12 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	registerDatabaseFlag(fs, &c.DatabaseURL)
 	fs.StringVar(&c.DIDHost, "did-host", envOr("SVC_DID_HOST", ""), "host part of did:web identifiers (default: localhost and the port served, e.g. localhost%3A8080) [SVC_DID_HOST]")
 	fs.StringVar(&c.DNSServer, "dns-server", envOr("SVC_DNS_SERVER", ""), "host:port of the DNS server used for domain verification; empty = system resolver [SVC_DNS_SERVER]")
+	fs.StringVar(&c.StateIndexDir, "state-index-dir", envOr("SVC_STATE_INDEX_DIR", ""), "directory of the log's state index, this instance's own (default: beside an embedded database file, DB.index; else a temporary directory, rebuilt at each start) [SVC_STATE_INDEX_DIR]")
+	indexCache, err := envInt("SVC_STATE_INDEX_CACHE_MB", 32)
+	if err != nil {
+		return c, err
+	}
+	fs.IntVar(&c.StateIndexCacheMB, "state-index-cache-mb", indexCache, "the state index's block cache, in MiB, of each of its two stores [SVC_STATE_INDEX_CACHE_MB]")
 	fs.StringVar(&c.LogKeyFile, "log-key-file", envOr("SVC_LOG_KEY_FILE", ""), "the transparency log's signer key (svc log key create); required on Postgres, created beside an embedded database when empty [SVC_LOG_KEY_FILE]")
 	fs.StringVar(&c.LogOrigin, "log-origin", envOr("SVC_LOG_ORIGIN", ""), "the transparency log's origin (default: the DID host decoded, plus /svc/log) [SVC_LOG_ORIGIN]")
 	var witnesses string
@@ -256,6 +266,9 @@ func parseServeConfig(args []string, out io.Writer) (Config, error) {
 	if c.ReverifyInterval <= 0 || c.DediCrawlInterval <= 0 || c.DediCrawlBudget <= 0 || c.ReverifyGrace < 0 || c.ReverifySweep <= 0 || c.ShutdownTimeout <= 0 || c.DrainDelay < 0 || c.LookupCacheTTL < 0 || c.AuthCacheTTL < 0 ||
 		c.ReplicaMaxLag <= 0 || c.ConsistencyWait <= 0 {
 		return c, fmt.Errorf("%w: serve: durations must be positive", errUsage)
+	}
+	if c.StateIndexCacheMB < 1 {
+		return c, fmt.Errorf("%w: serve: --state-index-cache-mb must be 1 or more", errUsage)
 	}
 	return c, nil
 }

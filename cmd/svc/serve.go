@@ -111,8 +111,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if origin := logKey.Signer.Name(); origin != cfg.LogOrigin {
 		log.Info("transparency log origin: the log keeps its key's origin (SVC_LOG_ORIGIN is unset)", "origin", origin, "derived_origin", cfg.LogOrigin)
 	}
+	indexes, err := openStateIndexes(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer indexes.close()
+	integratorIndex, servingIndex := indexes.stores()
 	logMetrics := translog.NewMetrics()
-	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics).WithStateIndex()
+	integrator := translog.NewIntegrator(st, logKey, log, nil).WithMetrics(logMetrics).WithStateIndexIn(integratorIndex)
 	var witnesser *translog.Witnesser
 	if len(cfg.LogWitnesses) > 0 {
 		if witnesser, err = translog.NewWitnesser(st, logKey.VerifierKey, cfg.LogWitnesses, cfg.LogWitnessQuorum, log); err != nil {
@@ -136,7 +142,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if witnesser != nil {
 		cosigned = st.LogCosigned
 	}
-	stateServer := translog.NewStateServer(translog.NewReader(st), st, cosigned, log)
+	stateServer := translog.NewStateServerIn(servingIndex, translog.NewReader(st), st, cosigned, log)
 	checker := domainverify.NewChecker(domainverify.Config{DNSServer: cfg.DNSServer, DNSTimeout: 5 * time.Second,
 		HTTPPort: cfg.VerifyHTTPPort, Insecure: cfg.VerifyInsecure, HTTPTimeout: 10 * time.Second, Logger: log})
 	if cfg.VerifyInsecure {

@@ -38,17 +38,24 @@ func refusal(err error) (reason string, ok bool) {
 	return "", false
 }
 
-// checkName refuses a registry's or record's name that no lookup could reach: the crawler
-// stores a name only when every path that names an entry accepts it (directory.CheckEntryName,
-// the contract's EntryName).
+// checkName refuses a registry's or record's name that an origin-hosted namespace cannot hold
+// (directory.CheckOriginName: 1 to 1,024 characters of any kind, at most 2,048 bytes, no
+// U+0000). Every other name is stored as the file gives it, and every read of the API serves
+// it at its exact address, percent-encoded (the contract's AnyEntryName): a crawled name is
+// never stored unreachable.
 func checkName(kind, name string) error {
-	if err := directory.CheckEntryName(name); err != nil {
+	if err := directory.CheckOriginName(name); err != nil {
 		var ve *directory.Error
 		msg := err.Error()
 		if errors.As(err, &ve) {
 			msg = strings.TrimPrefix(ve.Message, "Invalid input: ")
 		}
-		return refuse("%s %+q: %s: no lookup could reach it (names are letters, digits and ._~-, starting with a letter or a digit, at most 128 characters)", kind, name, msg)
+		shown := name
+		if len(shown) > quotedName {
+			shown = strings.ToValidUTF8(shown[:quotedName], "") + "…"
+		}
+		return refuse("%s %+q: %s: an origin-hosted namespace cannot hold it (names are 1 to %d characters, at most %d bytes, without U+0000)",
+			kind, shown, msg, directory.MaxOriginName, directory.MaxOriginNameBytes)
 	}
 	return nil
 }
@@ -59,6 +66,7 @@ const (
 	namedWithReason = 10
 	namedAtMost     = 100
 	quotedReason    = 200
+	quotedName      = 100 // bytes of a refused name quoted in a reason
 )
 
 // notAccepted is what the publisher's status says of the files of m that this crawl did not

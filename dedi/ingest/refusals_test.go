@@ -78,11 +78,15 @@ func TestIngestRefusedFileIsItsOutcome(t *testing.T) {
 	})
 }
 
-// TestIngestRefusesUnreachableNames: a name that no lookup could reach (the contract's
-// EntryName) is never stored: each file that carries one, as a record's or as the registry's
-// name, is refused as invalid with the name and the rule; the publisher's other files are
-// indexed, and a look-alike of a good name does not reach it.
-func TestIngestRefusesUnreachableNames(t *testing.T) {
+// TestIngestStoresEveryDeDiName: the names of the hostile file (issue 42), which the DeDi
+// draft allows, are stored as they are, each at its exact triple: a record's name in its
+// registry, a registry's name in the namespace, the longest names the store holds (1,024
+// characters, 2,048 bytes of four-byte characters: Postgres's index rows) too. A look-alike
+// of a name is a name of its own. Only a name that the store cannot hold (over 2,048
+// bytes) or no URL can address (`..`) refuses its file as invalid, with the name and the rule (a name over 1,024
+// characters is not a DeDi file's, and one with U+0000 not JSON the verifier reads: neither
+// reaches the index).
+func TestIngestStoresEveryDeDiName(t *testing.T) {
 	hostile := map[string]string{ // registry → record name
 		"img":    "<img src=x onerror=alert(1)>",
 		"dots":   "../../etc/passwd",
@@ -90,52 +94,75 @@ func TestIngestRefusesUnreachableNames(t *testing.T) {
 		"query":  "a/b?c#d",
 		"spaced": " spaced ",
 		"rlo":    "ad\u202emin",
-		"long":   strings.Repeat("n", 129),
+		"pct":    "a%2Fb%",
+		"long":   strings.Repeat("n", 1024),
+		"wide":   strings.Repeat("\U0001F600", 512), // 2,048 bytes
 	}
+	refused := map[string]string{ // registry → record name, and what the reason says
+		"toowide": strings.Repeat("\U0001F600", 513),
+		"dotdot":  "..",
+	}
+	bigRegistry := strings.Repeat("\u65e5", 682) // 2,046 bytes
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		c := &clock{t: t0}
 		o := newOrigin(t)
 		p := newPublisher(t, o, "pub.test", c.Now())
-		p.registry("good", rec("admin", map[string]any{"id": "admin"}))
+		p.registry("good", rec("admin", map[string]any{"id": "admin"}), rec("\u0430dmin", map[string]any{"id": "cyrillic"}))
 		for reg, name := range hostile {
-			p.registry(reg, rec("ok", map[string]any{"id": "ok"}), rec(name, map[string]any{"id": "x"}))
+			p.registry(reg, rec("ok", map[string]any{"id": "ok"}), rec(name, map[string]any{"id": reg}))
 		}
-		p.registry("<svg onload=alert(1)>", rec("fine", map[string]any{"id": "fine"}))
+		for reg, name := range refused {
+			p.registry(reg, rec("ok", map[string]any{"id": "ok"}), rec(name, map[string]any{"id": reg}))
+		}
+		p.registry("<svg onload=alert(1)>", rec("fine", map[string]any{"id": "svg"}))
+		p.registry(bigRegistry, rec("fine", map[string]any{"id": "big"}))
 		p.publish(t, c.Now())
 		if _, err := s.AddDediPublisher(ctx, "pub.test"); err != nil {
 			t.Fatal(err)
 		}
 		rep := mustCrawl(t, newService(s, o, c), "pub.test")
-		if rep.Files["good"].Outcome != "authentic" {
-			t.Fatalf("the good file: %s", describe(rep))
+		for _, reg := range []string{"good", "<svg onload=alert(1)>", bigRegistry} {
+			if rep.Files[reg].Outcome != "authentic" {
+				t.Fatalf("file %.20q: %+v", reg, rep.Files[reg])
+			}
 		}
 		for reg, name := range hostile {
+			if f := rep.Files[reg]; f.Outcome != "authentic" {
+				t.Errorf("record %.40q: %+v", name, f)
+				continue
+			}
+			r, err := s.GetRecord(ctx, "pub.test", reg, name, directory.VersionSel{})
+			if err != nil || r.RecordName != name || r.Details["id"] != reg {
+				t.Errorf("record %.40q of %s: %+v, %v", name, reg, r, err)
+			}
+		}
+		for reg, name := range refused {
 			f := rep.Files[reg]
-			if f.Outcome != string(dedi.Invalid) || !strings.Contains(f.Reason, "record ") || !strings.Contains(f.Reason, "no lookup could reach it") {
-				t.Errorf("record %q: %+v", name, f)
+			if f.Outcome != string(dedi.Invalid) || !strings.Contains(f.Reason, "record ") || !strings.Contains(f.Reason, "an origin-hosted namespace cannot hold it") {
+				t.Errorf("record %.20q: %+v", name, f)
 			}
 			if _, err := s.GetRecord(ctx, "pub.test", reg, "ok", directory.VersionSel{}); !errors.Is(err, directory.ErrNotFound) {
 				t.Errorf("a record of the refused file %s was stored: %v", reg, err)
 			}
-			if _, err := s.DediFile(ctx, "pub.test", reg); !errors.Is(err, directory.ErrNotFound) {
-				t.Errorf("the refused file %s was stored: %v", reg, err)
+		}
+		for reg, id := range map[string]string{"<svg onload=alert(1)>": "svg", bigRegistry: "big"} {
+			if r, err := s.GetRecord(ctx, "pub.test", reg, "fine", directory.VersionSel{}); err != nil || r.RegistryName != reg || r.Details["id"] != id {
+				t.Errorf("the record of registry %.20q: %+v, %v", reg, r, err)
+			}
+			if f, err := s.DediFile(ctx, "pub.test", reg); err != nil || f.Registry != reg {
+				t.Errorf("the file of registry %.20q: %+v, %v", reg, f, err)
 			}
 		}
-		if r := rep.Files["cyr"].Reason; !strings.Contains(r, `record "\u0430dmin"`) {
-			t.Errorf("the look-alike is not told apart in its reason: %q", r)
-		}
-		if f := rep.Files["<svg onload=alert(1)>"]; f.Outcome != string(dedi.Invalid) || !strings.Contains(f.Reason, `registry "<svg onload=alert(1)>"`) {
-			t.Errorf("the hostile registry: %+v", f)
-		}
+		// The look-alikes are two records, each at its own name.
 		if a, err := s.GetRecord(ctx, "pub.test", "good", "admin", directory.VersionSel{}); err != nil || a.Details["id"] != "admin" {
 			t.Fatalf("admin: %+v, %v", a, err)
 		}
-		if _, err := s.GetRecord(ctx, "pub.test", "good", "\u0430dmin", directory.VersionSel{}); !errors.Is(err, directory.ErrNotFound) {
-			t.Fatalf("the look-alike of admin: %v", err)
+		if a, err := s.GetRecord(ctx, "pub.test", "good", "\u0430dmin", directory.VersionSel{}); err != nil || a.Details["id"] != "cyrillic" {
+			t.Fatalf("the look-alike of admin: %+v, %v", a, err)
 		}
 		pub, _ := s.DediPublisher(ctx, "pub.test")
-		if pub.Status != store.DediFailed || !strings.Contains(pub.LastReason, "8 of the 9 files") {
+		if pub.Status != store.DediFailed || !strings.Contains(pub.LastReason, "2 of the 14 files") {
 			t.Fatalf("publisher: %s %s %q", pub.Status, pub.LastOutcome, pub.LastReason)
 		}
 	})

@@ -258,6 +258,8 @@ type AddRecordsResponse = models.AddRecordsResponse
 
 type AddedRecord = models.AddedRecord
 
+type AnyEntryName = models.AnyEntryName
+
 type ApiKey = models.ApiKey
 
 type ApiKeyCreated = models.ApiKeyCreated
@@ -597,6 +599,10 @@ type NameFilter = models.NameFilter
 type NamespaceId = models.NamespaceId
 
 type NamespaceRef = models.NamespaceRef
+
+type NativeRecordName = models.NativeRecordName
+
+type NativeRegistryName = models.NativeRegistryName
 
 type Page = models.Page
 
@@ -1620,7 +1626,7 @@ type ClientInterface interface {
 	// A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-	ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecordWithBody Add a record
 	//
@@ -1629,7 +1635,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecord Add a record
 	//
@@ -1638,7 +1644,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecordsWithBody Add up to 1000 records at once
 	//
@@ -1647,7 +1653,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRecords Add up to 1000 records at once
 	//
@@ -1656,7 +1662,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRegistryDelegateWithBody Add a delegate of one registry
 	//
@@ -1665,7 +1671,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddRegistryDelegate Add a delegate of one registry
 	//
@@ -1674,14 +1680,14 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveRegistry Archive a registry (read-only)
 	//
 	// A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-	ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BulkUploadRecordsWithBody Import records from a CSV file, as a job
 	//
@@ -1690,14 +1696,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-	BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeactivateRegistry Deactivate a registry
 	//
 	// A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRecordsWithBody Delete up to 1000 records at once
 	//
@@ -1706,7 +1712,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRecords Delete up to 1000 records at once
 	//
@@ -1715,7 +1721,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRegistryWithBody Delete a registry
 	//
@@ -1724,7 +1730,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteRegistry Delete a registry
 	//
@@ -1733,7 +1739,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DownloadSampleCsv Download a sample CSV file for a registry's bulk upload
 	//
@@ -1770,7 +1776,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PublishRecords Publish up to 1000 drafts at once
 	//
@@ -1779,7 +1785,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveRegistryDelegateWithBody Remove a delegate of one registry
 	//
@@ -1788,7 +1794,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveRegistryDelegate Remove a delegate of one registry
 	//
@@ -1797,21 +1803,21 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreRegistry Restore an archived registry
 	//
 	// A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-	RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeRegistry Revoke a registry (final)
 	//
 	// A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SaveRecordAsDraftWithBody Add a record as a draft
 	//
@@ -1820,7 +1826,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SaveRecordAsDraft Add a record as a draft
 	//
@@ -1829,7 +1835,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistryWithBody Update a registry
 	//
@@ -1838,7 +1844,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRegistry Update a registry
 	//
@@ -1847,7 +1853,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRecordVerificationLogs Read the verification log of a record
 	//
@@ -1861,28 +1867,28 @@ type ClientInterface interface {
 	// A new version with state `live`; a record that is not a draft is 409.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-	PublishRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PublishRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReinstateRecord Reinstate a suspended record
 	//
 	// A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-	ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeRecord Revoke a record (final)
 	//
 	// A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-	RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SuspendRecord Suspend a live record
 	//
 	// A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-	SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRecordWithBody Update a record
 	//
@@ -1891,7 +1897,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRecord Update a record
 	//
@@ -1900,7 +1906,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRegistriesByTag List verified registries with a standard tag
 	//
@@ -3493,7 +3499,7 @@ func (c *Client) RemoveNamespaceVerification(ctx context.Context, namespace Name
 // A new version with state `live`, from `inactive`. A live registry answers the current version; an archived one is 409 (restore-registry applies), and so is a revoked one.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewActivateRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3512,7 +3518,7 @@ func (c *Client) ActivateRegistry(ctx context.Context, namespace NamespaceRef, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3531,7 +3537,7 @@ func (c *Client) AddRecordWithBody(ctx context.Context, namespace NamespaceRef, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3550,7 +3556,7 @@ func (c *Client) AddRecord(ctx context.Context, namespace NamespaceRef, registry
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3569,7 +3575,7 @@ func (c *Client) AddRecordsWithBody(ctx context.Context, namespace NamespaceRef,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3588,7 +3594,7 @@ func (c *Client) AddRecords(ctx context.Context, namespace NamespaceRef, registr
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3607,7 +3613,7 @@ func (c *Client) AddRegistryDelegateWithBody(ctx context.Context, namespace Name
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddRegistryDelegateRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3624,7 +3630,7 @@ func (c *Client) AddRegistryDelegate(ctx context.Context, namespace NamespaceRef
 // A new version with state `archived`, from `live` or `inactive`: the registry becomes read-only, and records can no longer be added or changed until restore-registry. An archived registry answers the current version; a revoked one is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewArchiveRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3643,7 +3649,7 @@ func (c *Client) ArchiveRegistry(ctx context.Context, namespace NamespaceRef, re
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBulkUploadRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3660,7 +3666,7 @@ func (c *Client) BulkUploadRecordsWithBody(ctx context.Context, namespace Namesp
 // A new version with state `inactive`, from `live`; its records can no longer be added or changed. An inactive registry answers the current version; an archived or revoked one is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeactivateRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3679,7 +3685,7 @@ func (c *Client) DeactivateRegistry(ctx context.Context, namespace NamespaceRef,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3698,7 +3704,7 @@ func (c *Client) DeleteRecordsWithBody(ctx context.Context, namespace NamespaceR
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3717,7 +3723,7 @@ func (c *Client) DeleteRecords(ctx context.Context, namespace NamespaceRef, regi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRegistryRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3736,7 +3742,7 @@ func (c *Client) DeleteRegistryWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *Client) DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) DeleteRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteRegistryRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3823,7 +3829,7 @@ func (c *Client) GetRegistryVerificationLogs(ctx context.Context, namespace Name
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordsRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3842,7 +3848,7 @@ func (c *Client) PublishRecordsWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordsRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3861,7 +3867,7 @@ func (c *Client) PublishRecords(ctx context.Context, namespace NamespaceRef, reg
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveRegistryDelegateRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3880,7 +3886,7 @@ func (c *Client) RemoveRegistryDelegateWithBody(ctx context.Context, namespace N
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRemoveRegistryDelegateRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3897,7 +3903,7 @@ func (c *Client) RemoveRegistryDelegate(ctx context.Context, namespace Namespace
 // A new version with state `live`, from `archived`. A live registry answers the current version; an inactive one is 409 (activate-registry applies), and so is a revoked one.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRestoreRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3914,7 +3920,7 @@ func (c *Client) RestoreRegistry(ctx context.Context, namespace NamespaceRef, re
 // A new version with state `revoked`, from `live`, `inactive` or `archived`. Revocation is final: the registry and its records take no further change (409), and every record reads as revoked (`effective_state`). A revoked registry answers the current version.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRegistryRequest(c.Server, namespace, registryName, params)
 	if err != nil {
 		return nil, err
@@ -3933,7 +3939,7 @@ func (c *Client) RevokeRegistry(ctx context.Context, namespace NamespaceRef, reg
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSaveRecordAsDraftRequestWithBody(c.Server, namespace, registryName, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3952,7 +3958,7 @@ func (c *Client) SaveRecordAsDraftWithBody(ctx context.Context, namespace Namesp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSaveRecordAsDraftRequest(c.Server, namespace, registryName, body)
 	if err != nil {
 		return nil, err
@@ -3971,7 +3977,7 @@ func (c *Client) SaveRecordAsDraft(ctx context.Context, namespace NamespaceRef, 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRegistryRequestWithBody(c.Server, namespace, registryName, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3990,7 +3996,7 @@ func (c *Client) UpdateRegistryWithBody(ctx context.Context, namespace Namespace
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *Client) UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRegistry(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRegistryRequest(c.Server, namespace, registryName, params, body)
 	if err != nil {
 		return nil, err
@@ -4024,7 +4030,7 @@ func (c *Client) GetRecordVerificationLogs(ctx context.Context, namespace Namesp
 // A new version with state `live`; a record that is not a draft is 409.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPublishRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4041,7 +4047,7 @@ func (c *Client) PublishRecord(ctx context.Context, namespace NamespaceRef, regi
 // A new version with state `live`, from `suspended`. A live record answers the current version; a draft or revoked one is 409 (revocation is final), and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReinstateRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4058,7 +4064,7 @@ func (c *Client) ReinstateRecord(ctx context.Context, namespace NamespaceRef, re
 // A new version with state `revoked`, from `live` or `suspended`. Revocation is final: every later change of the record is 409. A revoked record answers the current version; a draft is 409 (a draft that should never be used is left unpublished), and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4075,7 +4081,7 @@ func (c *Client) RevokeRecord(ctx context.Context, namespace NamespaceRef, regis
 // A new version with state `suspended`, from `live`; reinstate-record undoes it. A suspended record answers the current version; a draft or revoked one is 409, and so is a record of a registry that is not live.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSuspendRecordRequest(c.Server, namespace, registryName, recordName, params)
 	if err != nil {
 		return nil, err
@@ -4094,7 +4100,7 @@ func (c *Client) SuspendRecord(ctx context.Context, namespace NamespaceRef, regi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRecordRequestWithBody(c.Server, namespace, registryName, recordName, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -4113,7 +4119,7 @@ func (c *Client) UpdateRecordWithBody(ctx context.Context, namespace NamespaceRe
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *Client) UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) UpdateRecord(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateRecordRequest(c.Server, namespace, registryName, recordName, params, body)
 	if err != nil {
 		return nil, err
@@ -7899,7 +7905,7 @@ func NewRemoveNamespaceVerificationRequest(server string, namespace NamespaceRef
 }
 
 // NewActivateRegistryRequest constructs an http.Request for the ActivateRegistry method
-func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams) (*http.Request, error) {
+func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7955,7 +7961,7 @@ func NewActivateRegistryRequest(server string, namespace NamespaceRef, registryN
 }
 
 // NewAddRecordRequest calls the generic AddRecord builder with application/json body
-func NewAddRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody) (*http.Request, error) {
+func NewAddRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -7966,7 +7972,7 @@ func NewAddRecordRequest(server string, namespace NamespaceRef, registryName Reg
 }
 
 // NewAddRecordRequestWithBody constructs an http.Request for the AddRecord method, with any body, and a specified content type
-func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8009,7 +8015,7 @@ func NewAddRecordRequestWithBody(server string, namespace NamespaceRef, registry
 }
 
 // NewAddRecordsRequest calls the generic AddRecords builder with application/json body
-func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody) (*http.Request, error) {
+func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8020,7 +8026,7 @@ func NewAddRecordsRequest(server string, namespace NamespaceRef, registryName Re
 }
 
 // NewAddRecordsRequestWithBody constructs an http.Request for the AddRecords method, with any body, and a specified content type
-func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8063,7 +8069,7 @@ func NewAddRecordsRequestWithBody(server string, namespace NamespaceRef, registr
 }
 
 // NewAddRegistryDelegateRequest calls the generic AddRegistryDelegate builder with application/json body
-func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody) (*http.Request, error) {
+func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8074,7 +8080,7 @@ func NewAddRegistryDelegateRequest(server string, namespace NamespaceRef, regist
 }
 
 // NewAddRegistryDelegateRequestWithBody constructs an http.Request for the AddRegistryDelegate method, with any body, and a specified content type
-func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8117,7 +8123,7 @@ func NewAddRegistryDelegateRequestWithBody(server string, namespace NamespaceRef
 }
 
 // NewArchiveRegistryRequest constructs an http.Request for the ArchiveRegistry method
-func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams) (*http.Request, error) {
+func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8173,7 +8179,7 @@ func NewArchiveRegistryRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewBulkUploadRecordsRequestWithBody constructs an http.Request for the BulkUploadRecords method, with any body, and a specified content type
-func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8216,7 +8222,7 @@ func NewBulkUploadRecordsRequestWithBody(server string, namespace NamespaceRef, 
 }
 
 // NewDeactivateRegistryRequest constructs an http.Request for the DeactivateRegistry method
-func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
+func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8272,7 +8278,7 @@ func NewDeactivateRegistryRequest(server string, namespace NamespaceRef, registr
 }
 
 // NewDeleteRecordsRequest calls the generic DeleteRecords builder with application/json body
-func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody) (*http.Request, error) {
+func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8283,7 +8289,7 @@ func NewDeleteRecordsRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewDeleteRecordsRequestWithBody constructs an http.Request for the DeleteRecords method, with any body, and a specified content type
-func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8326,7 +8332,7 @@ func NewDeleteRecordsRequestWithBody(server string, namespace NamespaceRef, regi
 }
 
 // NewDeleteRegistryRequest calls the generic DeleteRegistry builder with application/json body
-func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody) (*http.Request, error) {
+func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8337,7 +8343,7 @@ func NewDeleteRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewDeleteRegistryRequestWithBody constructs an http.Request for the DeleteRegistry method, with any body, and a specified content type
-func NewDeleteRegistryRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteRegistryRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8628,7 +8634,7 @@ func NewGetRegistryVerificationLogsRequest(server string, namespace NamespaceRef
 }
 
 // NewPublishRecordsRequest calls the generic PublishRecords builder with application/json body
-func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
+func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8639,7 +8645,7 @@ func NewPublishRecordsRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewPublishRecordsRequestWithBody constructs an http.Request for the PublishRecords method, with any body, and a specified content type
-func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8682,7 +8688,7 @@ func NewPublishRecordsRequestWithBody(server string, namespace NamespaceRef, reg
 }
 
 // NewRemoveRegistryDelegateRequest calls the generic RemoveRegistryDelegate builder with application/json body
-func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
+func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8693,7 +8699,7 @@ func NewRemoveRegistryDelegateRequest(server string, namespace NamespaceRef, reg
 }
 
 // NewRemoveRegistryDelegateRequestWithBody constructs an http.Request for the RemoveRegistryDelegate method, with any body, and a specified content type
-func NewRemoveRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewRemoveRegistryDelegateRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8736,7 +8742,7 @@ func NewRemoveRegistryDelegateRequestWithBody(server string, namespace Namespace
 }
 
 // NewRestoreRegistryRequest constructs an http.Request for the RestoreRegistry method
-func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams) (*http.Request, error) {
+func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8792,7 +8798,7 @@ func NewRestoreRegistryRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewRevokeRegistryRequest constructs an http.Request for the RevokeRegistry method
-func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams) (*http.Request, error) {
+func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8848,7 +8854,7 @@ func NewRevokeRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewSaveRecordAsDraftRequest calls the generic SaveRecordAsDraft builder with application/json body
-func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
+func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8859,7 +8865,7 @@ func NewSaveRecordAsDraftRequest(server string, namespace NamespaceRef, registry
 }
 
 // NewSaveRecordAsDraftRequestWithBody constructs an http.Request for the SaveRecordAsDraft method, with any body, and a specified content type
-func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader) (*http.Request, error) {
+func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -8902,7 +8908,7 @@ func NewSaveRecordAsDraftRequestWithBody(server string, namespace NamespaceRef, 
 }
 
 // NewUpdateRegistryRequest calls the generic UpdateRegistry builder with application/json body
-func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody) (*http.Request, error) {
+func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -8913,7 +8919,7 @@ func NewUpdateRegistryRequest(server string, namespace NamespaceRef, registryNam
 }
 
 // NewUpdateRegistryRequestWithBody constructs an http.Request for the UpdateRegistry method, with any body, and a specified content type
-func NewUpdateRegistryRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRegistryRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9073,7 +9079,7 @@ func NewGetRecordVerificationLogsRequest(server string, namespace NamespaceRef, 
 }
 
 // NewPublishRecordRequest constructs an http.Request for the PublishRecord method
-func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams) (*http.Request, error) {
+func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9136,7 +9142,7 @@ func NewPublishRecordRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewReinstateRecordRequest constructs an http.Request for the ReinstateRecord method
-func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams) (*http.Request, error) {
+func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9199,7 +9205,7 @@ func NewReinstateRecordRequest(server string, namespace NamespaceRef, registryNa
 }
 
 // NewRevokeRecordRequest constructs an http.Request for the RevokeRecord method
-func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams) (*http.Request, error) {
+func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9262,7 +9268,7 @@ func NewRevokeRecordRequest(server string, namespace NamespaceRef, registryName 
 }
 
 // NewSuspendRecordRequest constructs an http.Request for the SuspendRecord method
-func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams) (*http.Request, error) {
+func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -9325,7 +9331,7 @@ func NewSuspendRecordRequest(server string, namespace NamespaceRef, registryName
 }
 
 // NewUpdateRecordRequest calls the generic UpdateRecord builder with application/json body
-func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody) (*http.Request, error) {
+func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -9336,7 +9342,7 @@ func NewUpdateRecordRequest(server string, namespace NamespaceRef, registryName 
 }
 
 // NewUpdateRecordRequestWithBody constructs an http.Request for the UpdateRecord method, with any body, and a specified content type
-func NewUpdateRecordRequestWithBody(server string, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRecordRequestWithBody(server string, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10379,7 +10385,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-	ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error)
+	ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error)
 
 	// AddRecordWithBodyWithResponse Add a record
 	//
@@ -10388,7 +10394,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
+	AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
 
 	// AddRecordWithResponse Add a record
 	//
@@ -10397,7 +10403,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-	AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
+	AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error)
 
 	// AddRecordsWithBodyWithResponse Add up to 1000 records at once
 	//
@@ -10406,7 +10412,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
+	AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
 
 	// AddRecordsWithResponse Add up to 1000 records at once
 	//
@@ -10415,7 +10421,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-	AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
+	AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error)
 
 	// AddRegistryDelegateWithBodyWithResponse Add a delegate of one registry
 	//
@@ -10424,7 +10430,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+	AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
 
 	// AddRegistryDelegateWithResponse Add a delegate of one registry
 	//
@@ -10433,7 +10439,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
+	AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error)
 
 	// ArchiveRegistryWithResponse Archive a registry (read-only)
 	//
@@ -10442,7 +10448,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-	ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error)
+	ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error)
 
 	// BulkUploadRecordsWithBodyWithResponse Import records from a CSV file, as a job
 	//
@@ -10451,7 +10457,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-	BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error)
+	BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error)
 
 	// DeactivateRegistryWithResponse Deactivate a registry
 	//
@@ -10460,7 +10466,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
+	DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error)
 
 	// DeleteRecordsWithBodyWithResponse Delete up to 1000 records at once
 	//
@@ -10469,7 +10475,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+	DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
 
 	// DeleteRecordsWithResponse Delete up to 1000 records at once
 	//
@@ -10478,7 +10484,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-	DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
+	DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error)
 
 	// DeleteRegistryWithBodyWithResponse Delete a registry
 	//
@@ -10487,7 +10493,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
+	DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
 
 	// DeleteRegistryWithResponse Delete a registry
 	//
@@ -10496,7 +10502,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-	DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
+	DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error)
 
 	// DownloadSampleCsvWithResponse Download a sample CSV file for a registry's bulk upload
 	//
@@ -10541,7 +10547,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+	PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
 
 	// PublishRecordsWithResponse Publish up to 1000 drafts at once
 	//
@@ -10550,7 +10556,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
+	PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error)
 
 	// RemoveRegistryDelegateWithBodyWithResponse Remove a delegate of one registry
 	//
@@ -10559,7 +10565,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
+	RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
 	// RemoveRegistryDelegateWithResponse Remove a delegate of one registry
 	//
@@ -10568,7 +10574,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
+	RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error)
 
 	// RestoreRegistryWithResponse Restore an archived registry
 	//
@@ -10577,7 +10583,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-	RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error)
+	RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error)
 
 	// RevokeRegistryWithResponse Revoke a registry (final)
 	//
@@ -10586,7 +10592,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
+	RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error)
 
 	// SaveRecordAsDraftWithBodyWithResponse Add a record as a draft
 	//
@@ -10595,7 +10601,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+	SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// SaveRecordAsDraftWithResponse Add a record as a draft
 	//
@@ -10604,7 +10610,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
+	SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error)
 
 	// UpdateRegistryWithBodyWithResponse Update a registry
 	//
@@ -10613,7 +10619,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
+	UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// UpdateRegistryWithResponse Update a registry
 	//
@@ -10622,7 +10628,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-	UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
+	UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error)
 
 	// GetRecordVerificationLogsWithResponse Read the verification log of a record
 	//
@@ -10640,7 +10646,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-	PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error)
+	PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error)
 
 	// ReinstateRecordWithResponse Reinstate a suspended record
 	//
@@ -10649,7 +10655,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-	ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error)
+	ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error)
 
 	// RevokeRecordWithResponse Revoke a record (final)
 	//
@@ -10658,7 +10664,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-	RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error)
+	RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error)
 
 	// SuspendRecordWithResponse Suspend a live record
 	//
@@ -10667,7 +10673,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-	SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error)
+	SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error)
 
 	// UpdateRecordWithBodyWithResponse Update a record
 	//
@@ -10676,7 +10682,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
+	UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
 
 	// UpdateRecordWithResponse Update a record
 	//
@@ -10685,7 +10691,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-	UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
+	UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error)
 
 	// GetRegistriesByTagWithResponse List verified registries with a standard tag
 	//
@@ -22992,7 +22998,7 @@ func (c *ClientWithResponses) RemoveNamespaceVerificationWithResponse(ctx contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/activate-registry (the `ActivateRegistry` operationId).
-func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error) {
+func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ActivateRegistryParams, reqEditors ...RequestEditorFn) (*ActivateRegistryResult, error) {
 	rsp, err := c.ActivateRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23007,7 +23013,7 @@ func (c *ClientWithResponses) ActivateRegistryWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
+func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
 	rsp, err := c.AddRecordWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23022,7 +23028,7 @@ func (c *ClientWithResponses) AddRecordWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-record (the `AddRecord` operationId).
-func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
+func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordResult, error) {
 	rsp, err := c.AddRecord(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23037,7 +23043,7 @@ func (c *ClientWithResponses) AddRecordWithResponse(ctx context.Context, namespa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
+func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
 	rsp, err := c.AddRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23052,7 +23058,7 @@ func (c *ClientWithResponses) AddRecordsWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-records (the `AddRecords` operationId).
-func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
+func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRecordsResult, error) {
 	rsp, err := c.AddRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23067,7 +23073,7 @@ func (c *ClientWithResponses) AddRecordsWithResponse(ctx context.Context, namesp
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
 	rsp, err := c.AddRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23082,7 +23088,7 @@ func (c *ClientWithResponses) AddRegistryDelegateWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/add-registry-delegate (the `AddRegistryDelegate` operationId).
-func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
+func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body AddRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*AddRegistryDelegateResult, error) {
 	rsp, err := c.AddRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23097,7 +23103,7 @@ func (c *ClientWithResponses) AddRegistryDelegateWithResponse(ctx context.Contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/archive-registry (the `ArchiveRegistry` operationId).
-func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error) {
+func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *ArchiveRegistryParams, reqEditors ...RequestEditorFn) (*ArchiveRegistryResult, error) {
 	rsp, err := c.ArchiveRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23112,7 +23118,7 @@ func (c *ClientWithResponses) ArchiveRegistryWithResponse(ctx context.Context, n
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/bulk-upload (the `BulkUploadRecords` operationId).
-func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error) {
+func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkUploadRecordsResult, error) {
 	rsp, err := c.BulkUploadRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23127,7 +23133,7 @@ func (c *ClientWithResponses) BulkUploadRecordsWithBodyWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/deactivate-registry (the `DeactivateRegistry` operationId).
-func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error) {
+func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *DeactivateRegistryParams, reqEditors ...RequestEditorFn) (*DeactivateRegistryResult, error) {
 	rsp, err := c.DeactivateRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23142,7 +23148,7 @@ func (c *ClientWithResponses) DeactivateRegistryWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
 	rsp, err := c.DeleteRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23157,7 +23163,7 @@ func (c *ClientWithResponses) DeleteRecordsWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-records (the `DeleteRecords` operationId).
-func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
+func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRecordsResult, error) {
 	rsp, err := c.DeleteRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23172,7 +23178,7 @@ func (c *ClientWithResponses) DeleteRecordsWithResponse(ctx context.Context, nam
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
 	rsp, err := c.DeleteRegistryWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23187,7 +23193,7 @@ func (c *ClientWithResponses) DeleteRegistryWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /svc/{namespace}/{registry_name}/delete-registry (the `DeleteRegistry` operationId).
-func (c *ClientWithResponses) DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
+func (c *ClientWithResponses) DeleteRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body DeleteRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteRegistryResult, error) {
 	rsp, err := c.DeleteRegistry(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23262,7 +23268,7 @@ func (c *ClientWithResponses) GetRegistryVerificationLogsWithResponse(ctx contex
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
 	rsp, err := c.PublishRecordsWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23277,7 +23283,7 @@ func (c *ClientWithResponses) PublishRecordsWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/publish-records (the `PublishRecords` operationId).
-func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
+func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body PublishRecordsJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishRecordsResult, error) {
 	rsp, err := c.PublishRecords(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23292,7 +23298,7 @@ func (c *ClientWithResponses) PublishRecordsWithResponse(ctx context.Context, na
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
 	rsp, err := c.RemoveRegistryDelegateWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23307,7 +23313,7 @@ func (c *ClientWithResponses) RemoveRegistryDelegateWithBodyWithResponse(ctx con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/remove-registry-delegate (the `RemoveRegistryDelegate` operationId).
-func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
+func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body RemoveRegistryDelegateJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveRegistryDelegateResult, error) {
 	rsp, err := c.RemoveRegistryDelegate(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23322,7 +23328,7 @@ func (c *ClientWithResponses) RemoveRegistryDelegateWithResponse(ctx context.Con
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/restore-registry (the `RestoreRegistry` operationId).
-func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error) {
+func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RestoreRegistryParams, reqEditors ...RequestEditorFn) (*RestoreRegistryResult, error) {
 	rsp, err := c.RestoreRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23337,7 +23343,7 @@ func (c *ClientWithResponses) RestoreRegistryWithResponse(ctx context.Context, n
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/revoke-registry (the `RevokeRegistry` operationId).
-func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error) {
+func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *RevokeRegistryParams, reqEditors ...RequestEditorFn) (*RevokeRegistryResult, error) {
 	rsp, err := c.RevokeRegistry(ctx, namespace, registryName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23352,7 +23358,7 @@ func (c *ClientWithResponses) RevokeRegistryWithResponse(ctx context.Context, na
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
 	rsp, err := c.SaveRecordAsDraftWithBody(ctx, namespace, registryName, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23367,7 +23373,7 @@ func (c *ClientWithResponses) SaveRecordAsDraftWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/save-record-as-draft (the `SaveRecordAsDraft` operationId).
-func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
+func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, body SaveRecordAsDraftJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveRecordAsDraftResult, error) {
 	rsp, err := c.SaveRecordAsDraft(ctx, namespace, registryName, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23382,7 +23388,7 @@ func (c *ClientWithResponses) SaveRecordAsDraftWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
+func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
 	rsp, err := c.UpdateRegistryWithBody(ctx, namespace, registryName, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23397,7 +23403,7 @@ func (c *ClientWithResponses) UpdateRegistryWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/update-registry (the `UpdateRegistry` operationId).
-func (c *ClientWithResponses) UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
+func (c *ClientWithResponses) UpdateRegistryWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, params *UpdateRegistryParams, body UpdateRegistryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRegistryResult, error) {
 	rsp, err := c.UpdateRegistry(ctx, namespace, registryName, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23427,7 +23433,7 @@ func (c *ClientWithResponses) GetRecordVerificationLogsWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/publish-record (the `PublishRecord` operationId).
-func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error) {
+func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *PublishRecordParams, reqEditors ...RequestEditorFn) (*PublishRecordResult, error) {
 	rsp, err := c.PublishRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23442,7 +23448,7 @@ func (c *ClientWithResponses) PublishRecordWithResponse(ctx context.Context, nam
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/reinstate-record (the `ReinstateRecord` operationId).
-func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error) {
+func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *ReinstateRecordParams, reqEditors ...RequestEditorFn) (*ReinstateRecordResult, error) {
 	rsp, err := c.ReinstateRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23457,7 +23463,7 @@ func (c *ClientWithResponses) ReinstateRecordWithResponse(ctx context.Context, n
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/revoke-record (the `RevokeRecord` operationId).
-func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error) {
+func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *RevokeRecordParams, reqEditors ...RequestEditorFn) (*RevokeRecordResult, error) {
 	rsp, err := c.RevokeRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23472,7 +23478,7 @@ func (c *ClientWithResponses) RevokeRecordWithResponse(ctx context.Context, name
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/suspend-record (the `SuspendRecord` operationId).
-func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error) {
+func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *SuspendRecordParams, reqEditors ...RequestEditorFn) (*SuspendRecordResult, error) {
 	rsp, err := c.SuspendRecord(ctx, namespace, registryName, recordName, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23487,7 +23493,7 @@ func (c *ClientWithResponses) SuspendRecordWithResponse(ctx context.Context, nam
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
+func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
 	rsp, err := c.UpdateRecordWithBody(ctx, namespace, registryName, recordName, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -23502,7 +23508,7 @@ func (c *ClientWithResponses) UpdateRecordWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svc/{namespace}/{registry_name}/{record_name}/update-record (the `UpdateRecord` operationId).
-func (c *ClientWithResponses) UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName RegistryName, recordName RecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
+func (c *ClientWithResponses) UpdateRecordWithResponse(ctx context.Context, namespace NamespaceRef, registryName NativeRegistryName, recordName NativeRecordName, params *UpdateRecordParams, body UpdateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRecordResult, error) {
 	rsp, err := c.UpdateRecord(ctx, namespace, registryName, recordName, params, body, reqEditors...)
 	if err != nil {
 		return nil, err

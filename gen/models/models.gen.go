@@ -805,7 +805,8 @@ type AddRecordRequest struct {
 	// Meta A free-form JSON object.
 	Meta *JSONObject `json:"meta,omitempty"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RecordName EntryName `json:"record_name"`
@@ -848,7 +849,8 @@ type AddedRecord struct {
 	Digest   Digest `json:"digest"`
 	RecordId string `json:"record_id"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RecordName EntryName `json:"record_name"`
@@ -858,6 +860,11 @@ type AddedRecord struct {
 	// Example: 0x0190f2a1b2c3d4e5f60718293a4b5c6d
 	Version Version `json:"version"`
 }
+
+// AnyEntryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+//
+// Example: employees
+type AnyEntryName = string
 
 // ApiKey One of the caller's API keys, without its secret.
 type ApiKey struct {
@@ -960,7 +967,8 @@ type CreateRegistryRequest struct {
 	// QueryAllowed Whether anyone may query the registry's records; `true` when absent.
 	QueryAllowed *bool `json:"query_allowed,omitempty"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
@@ -1196,7 +1204,7 @@ type DidVerificationMethodType string
 // Example: 0x979eaf921b2187b969e350808bf94f37e4e2a3ab1a60f1c6279b66b55f1aa5ea
 type Digest = string
 
-// EntryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+// EntryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 //
 // Example: employees
 type EntryName = string
@@ -1303,7 +1311,8 @@ type Job struct {
 	// ProcessedRows Rows done, imported or refused.
 	ProcessedRows int64 `json:"processed_rows"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
@@ -1341,7 +1350,8 @@ type JobDetail struct {
 	// ProcessedRows Rows done, imported or refused.
 	ProcessedRows int64 `json:"processed_rows"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
@@ -1875,16 +1885,18 @@ type Record struct {
 	// RecordId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7
 	RecordId string `json:"record_id"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RecordName EntryName `json:"record_name"`
-	RegistryId string    `json:"registry_id"`
+	RecordName AnyEntryName `json:"record_name"`
+	RegistryId string       `json:"registry_id"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// RegistryState A registry's state (docs/lifecycle.md): `live`; `inactive` (deactivate-registry: records cannot be added or changed); `archived` (read-only until restore-registry); `revoked` (final: nothing changes, and every record reads as revoked); `deleted` (delete-registry's tombstone, read by `version_id` only: the registry and its records are missing until restore/registry).
 	RegistryState RegistryState `json:"registry_state"`
@@ -1941,10 +1953,11 @@ type RecordListEntry struct {
 	Meta     JSONObject `json:"meta"`
 	RecordId string     `json:"record_id"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RecordName EntryName `json:"record_name"`
+	RecordName AnyEntryName `json:"record_name"`
 
 	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 	State RecordState `json:"state"`
@@ -1988,10 +2001,11 @@ type RecordQueryData struct {
 	Records       []RecordListEntry `json:"records"`
 	RegistryId    string            `json:"registry_id"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
 	Schema       JSONObject `json:"schema"`
@@ -2018,12 +2032,14 @@ type RecordRef struct {
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceId string `json:"namespace_id"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RecordName EntryName `json:"record_name"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
@@ -2040,15 +2056,17 @@ type RecordVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RecordName EntryName `json:"record_name"`
+	RecordName AnyEntryName `json:"record_name"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
 	Schema        JSONObject `json:"schema"`
@@ -2127,10 +2145,11 @@ type Registry struct {
 	// RegistryId Example: 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6
 	RegistryId string `json:"registry_id"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
 	Schema JSONObject `json:"schema"`
@@ -2219,10 +2238,11 @@ type RegistryListEntry struct {
 	RecordCount int64  `json:"record_count"`
 	RegistryId  string `json:"registry_id"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
 	Schema JSONObject `json:"schema"`
@@ -2298,10 +2318,11 @@ type RegistryVersionsData struct {
 	CreatedAt Timestamp `json:"created_at"`
 	CreatedBy string    `json:"created_by"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// Schema A free-form JSON object.
 	Schema        JSONObject `json:"schema"`
@@ -2359,7 +2380,8 @@ type RestoreRegistryRequest struct {
 	// NamespaceId Example: did:svc:5HueCGU8rMjxEXxiPuD5BD
 	NamespaceId string `json:"namespace_id"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	//
 	//
 	// Example: employees
 	RegistryName EntryName `json:"registry_name"`
@@ -2407,15 +2429,17 @@ type SearchResult struct {
 	NamespaceId string     `json:"namespace_id"`
 	RecordId    string     `json:"record_id"`
 
-	// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RecordName EntryName `json:"record_name"`
+	RecordName AnyEntryName `json:"record_name"`
 
-	// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+	// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+	//
 	//
 	// Example: employees
-	RegistryName EntryName `json:"registry_name"`
+	RegistryName AnyEntryName `json:"registry_name"`
 
 	// State The state a record version holds, which its digest covers (docs/lifecycle.md): `draft` (until publish-record), `live`, `suspended` (reversible), `revoked` (final) or `deleted` (delete-records' tombstone, read by `version_id` only, until restore/records).
 	State RecordState `json:"state"`
@@ -2890,21 +2914,31 @@ type NamespaceId = string
 // NamespaceRef defines model for NamespaceRef.
 type NamespaceRef = string
 
+// NativeRecordName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
+type NativeRecordName = EntryName
+
+// NativeRegistryName A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+//
+// Example: employees
+type NativeRegistryName = EntryName
+
 // Page defines model for Page.
 type Page = int64
 
 // PageSize defines model for PageSize.
 type PageSize = int64
 
-// RecordName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+// RecordName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
 //
 // Example: employees
-type RecordName = EntryName
+type RecordName = AnyEntryName
 
-// RegistryName The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+// RegistryName The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
 //
 // Example: employees
-type RegistryName = EntryName
+type RegistryName = AnyEntryName
 
 // RequestId defines model for RequestId.
 type RequestId = string
@@ -3218,7 +3252,7 @@ type QueryRegistriesParams struct {
 	// Status Registry status filter (`active` is `live`).
 	Status *QueryRegistriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Name Partial, case-insensitive name match (at least 3 characters).
+	// Name Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName).
 	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
 
 	// Sort `date` newest first; `name` and `id` ascending; `status` by state, then name.
@@ -3254,7 +3288,7 @@ type QueryRecordsParams struct {
 	// State Record state filter, on the state a record reads as (`effective_state`).
 	State *RecordEffectiveState `form:"state,omitempty" json:"state,omitempty"`
 
-	// Name Partial, case-insensitive name match (at least 3 characters).
+	// Name Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName).
 	Name *NameFilter `form:"name,omitempty" json:"name,omitempty"`
 
 	// Sort `date` newest first; `name` and `id` ascending; `status` by state, then name.
@@ -3278,10 +3312,10 @@ type QueryRecordsParamsSort string
 
 // SearchRecordsParams defines parameters for SearchRecords.
 type SearchRecordsParams struct {
-	// RegistryName Partial, case-insensitive match on the registry name.
+	// RegistryName Partial, case-insensitive match on the registry name (any name, AnyEntryName).
 	RegistryName *string `form:"registry_name,omitempty" json:"registry_name,omitempty"`
 
-	// RecordName Partial, case-insensitive match on the record name.
+	// RecordName Partial, case-insensitive match on the record name (any name, AnyEntryName).
 	RecordName *string `form:"record_name,omitempty" json:"record_name,omitempty"`
 
 	// From Records created or updated at or after this time.

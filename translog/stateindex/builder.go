@@ -13,15 +13,16 @@ type Builder struct {
 	store Store
 	size  uint64
 	root  Hash
+	keep  bool // the store keeps each key's latest leaf text (LatestKeeper)
 }
 
 // NewBuilder returns the builder of an empty log over an empty store.
-func NewBuilder(store Store) *Builder { return &Builder{store: store} }
+func NewBuilder(store Store) *Builder { return &Builder{store: store, keep: keepsLatest(store)} }
 
 // ResumeBuilder returns a builder over a store that holds the index of the first size leaves,
 // whose root is root (as a store-backed index would record them).
 func ResumeBuilder(store Store, size uint64, root Hash) *Builder {
-	return &Builder{store: store, size: size, root: root}
+	return &Builder{store: store, size: size, root: root, keep: keepsLatest(store)}
 }
 
 // Size is the number of leaves applied.
@@ -38,12 +39,20 @@ func (b *Builder) Apply(text []byte) (Hash, error) {
 	if err != nil {
 		return b.root, fmt.Errorf("leaf %d: %w", b.size, err)
 	}
-	return b.ApplyKeys(keys)
+	return b.applyKeys(keys, text)
 }
 
 // ApplyKeys is Apply for a leaf whose keys are known: it appends Size to the list of each key
 // (a key named twice is appended once) and returns the root at the new size.
-func (b *Builder) ApplyKeys(keys []Key) (Hash, error) {
+func (b *Builder) ApplyKeys(keys []Key) (Hash, error) { return b.applyKeys(keys, nil) }
+
+// applyKeys is ApplyKeys, recording text as each key's latest leaf when the store keeps them.
+func (b *Builder) applyKeys(keys []Key, text []byte) (Hash, error) {
+	if !b.keep {
+		text = nil
+	} else {
+		text = slices.Clone(text) // not a view of the caller's buffer (an entry bundle)
+	}
 	hashes := make([]Hash, 0, len(keys))
 	for _, k := range keys {
 		h, err := k.Hash()
@@ -55,7 +64,7 @@ func (b *Builder) ApplyKeys(keys []Key) (Hash, error) {
 		}
 	}
 	for _, h := range hashes {
-		if err := b.append(h, b.size); err != nil {
+		if err := b.append(h, b.size, text); err != nil {
 			return b.root, fmt.Errorf("leaf %d: %w", b.size, err)
 		}
 	}
@@ -63,14 +72,16 @@ func (b *Builder) ApplyKeys(keys []Key) (Hash, error) {
 	return b.root, nil
 }
 
-// append adds index to the list of the key whose hash is kh, and updates the tree.
-func (b *Builder) append(kh Hash, index uint64) error {
+// append adds index, whose leaf text is text (nil when not kept), to the list of the key whose
+// hash is kh, and updates the tree.
+func (b *Builder) append(kh Hash, index uint64, text []byte) error {
 	st, _, err := b.store.Key(kh)
 	if err != nil {
 		return err
 	}
 	st.Frontier = frontier(st.Frontier).push(uint64(len(st.List)), elementHash(index))
 	st.List = append(st.List, index)
+	st.Latest = text
 	if err := b.store.PutKey(kh, st); err != nil {
 		return err
 	}

@@ -35,8 +35,14 @@ func (o *Overlay) Key(h Hash) (KeyState, bool, error) {
 	if err != nil || !ok {
 		return s, ok, err
 	}
-	return KeyState{List: append([]uint64(nil), s.List...), Frontier: append([]Hash(nil), s.Frontier...)}, true, nil
+	return KeyState{List: append([]uint64(nil), s.List...), Frontier: append([]Hash(nil), s.Frontier...), Latest: s.Latest}, true, nil
 }
+
+// KeepsLatest is the base's (LatestKeeper).
+func (o *Overlay) KeepsLatest() bool { return keepsLatest(o.base) }
+
+// Puts returns the buffered puts (for a store that writes them at once, with its own state).
+func (o *Overlay) Puts() (nodes map[NodeID]Node, keys map[Hash]KeyState) { return o.nodes, o.keys }
 
 func (o *Overlay) PutKey(h Hash, s KeyState) error { o.keys[h] = s; return nil }
 

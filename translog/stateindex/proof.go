@@ -117,42 +117,51 @@ func DecodeProof(b []byte) (Proof, error) {
 // Prove returns the proof about key in the index at the builder's root, and a copy of the
 // key's list (nil when it is absent): a membership proof (End EndLeaf) or an absence proof.
 func (b *Builder) Prove(key Key) (Proof, []uint64, error) {
+	p, st, err := b.ProveKey(key)
+	return p, st.List, err
+}
+
+// ProveKey is Prove, with the key's whole state (its list, the frontier of the list's tree,
+// and its latest leaf's text when the store keeps it); the state is the zero KeyState for an
+// absent key.
+func (b *Builder) ProveKey(key Key) (Proof, KeyState, error) {
 	kh, err := key.Hash()
 	if err != nil {
-		return Proof{}, nil, err
+		return Proof{}, KeyState{}, err
 	}
 	var p Proof
 	for depth := 0; ; depth++ {
 		n, ok, err := b.store.Node(nodeID(kh, depth))
 		if err != nil {
-			return Proof{}, nil, err
+			return Proof{}, KeyState{}, err
 		}
 		if !ok {
 			p.End = EndEmpty
-			return p, nil, nil
+			return p, KeyState{}, nil
 		}
 		if n.Leaf && n.Key == kh {
 			st, _, err := b.store.Key(kh)
 			if err != nil {
-				return Proof{}, nil, err
+				return Proof{}, KeyState{}, err
 			}
 			p.End = EndLeaf
-			return p, slices.Clone(st.List), nil
+			st.List = slices.Clone(st.List)
+			return p, st, nil
 		}
 		if n.Leaf {
 			st, _, err := b.store.Key(n.Key)
 			if err != nil {
-				return Proof{}, nil, err
+				return Proof{}, KeyState{}, err
 			}
 			p.End = EndOther
 			p.Other = OtherLeaf{KeyHash: n.Key, Count: uint64(len(st.List)), ListRoot: frontier(st.Frontier).root()}
-			return p, nil, nil
+			return p, KeyState{}, nil
 		}
 		sib := nodeID(kh, depth+1)
 		sib.Prefix[depth/8] ^= 0x80 >> uint(depth%8)
 		s, _, err := b.store.Node(sib)
 		if err != nil {
-			return Proof{}, nil, err
+			return Proof{}, KeyState{}, err
 		}
 		p.Siblings = append(p.Siblings, s.Hash)
 	}

@@ -27,10 +27,25 @@ type Node struct {
 }
 
 // KeyState is what the index keeps of one key: its list of log indices (in log order) and the
-// frontier of its RFC 6962 tree, which gives the list's root and appends in O(log n).
+// frontier of its RFC 6962 tree, which gives the list's root and appends in O(log n); and,
+// when its store keeps them (LatestKeeper), the text of its latest leaf, so that a state
+// query reads nothing of the log for it.
 type KeyState struct {
 	List     []uint64
 	Frontier []Hash
+	Latest   []byte
+}
+
+// LatestKeeper is a Store that keeps each key's latest leaf text (KeyState.Latest): a
+// builder over it records the text of every leaf it applies with Apply.
+type LatestKeeper interface {
+	KeepsLatest() bool
+}
+
+// keepsLatest reports whether a builder over st records leaf texts.
+func keepsLatest(st Store) bool {
+	k, ok := st.(LatestKeeper)
+	return ok && k.KeepsLatest()
 }
 
 // Store holds a builder's nodes and keys. Nodes are put over and never deleted (keys are never

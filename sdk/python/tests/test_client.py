@@ -6,6 +6,7 @@ import http.server
 import json
 import threading
 import unittest
+import urllib.parse
 
 import _support  # noqa: F401
 from svc_sdk import CONSISTENCY_HEADER, Client, SvcError, token_position
@@ -67,6 +68,28 @@ class ClientOverHTTP(unittest.TestCase):
         self.assertEqual(paths[2], "/svc/log/tile/0/x001/234.p/17", "the rest-of-path parameter keeps its slashes")
         self.assertEqual(Recorder.seen[0]["headers"].get("Authorization"), "Bearer svc_key")
         self.assertNotIn("Authorization", Recorder.seen[3]["headers"])
+
+    def test_any_name_is_one_encoded_segment(self) -> None:
+        # The names of a hostile DeDi file (issue 42): each travels as one path segment,
+        # percent-encoded, and the server reads back exactly the name.
+        c = Client(self.base)
+        names = {
+            "<img src=x onerror=alert(1)>": "%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E",
+            "../../etc/passwd": "..%2F..%2Fetc%2Fpasswd",
+            "a/b?c#d": "a%2Fb%3Fc%23d",
+            " spaced ": "%20spaced%20",
+            "ad\u202emin": "ad%E2%80%AEmin",
+            "\u0430dmin": "%D0%B0dmin",
+            "100%": "100%25",
+        }
+        for name, encoded in names.items():
+            Recorder.seen.clear()
+            c.lookup_record("pub.example", "<svg onload=alert(1)>", name)
+            c.list_record_versions("pub.example", "<svg onload=alert(1)>", name)
+            reg = "%3Csvg%20onload%3Dalert%281%29%3E"
+            self.assertEqual(Recorder.seen[0]["path"], "/svc/lookup/pub.example/" + reg + "/" + encoded)
+            self.assertEqual(Recorder.seen[1]["path"], "/svc/versions/pub.example/" + reg + "/" + encoded)
+            self.assertEqual(urllib.parse.unquote(Recorder.seen[0]["path"].rsplit("/", 1)[1]), name)
 
     def test_bodies_and_answers(self) -> None:
         c = Client(self.base, "svc_key")

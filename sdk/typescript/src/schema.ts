@@ -2341,10 +2341,15 @@ export interface components {
          */
         ErrorCode: "invalid_input" | "verification_failed" | "unauthorized" | "forbidden" | "not_found" | "namespace_not_found" | "not_integrated" | "user_not_found" | "method_not_allowed" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "unavailable" | "primary_unavailable";
         /**
-         * @description The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
+         * @description A native name of a registry or record (the names given through this API, and every write's): letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
          * @example employees
          */
         EntryName: string;
+        /**
+         * @description The name of a registry or record as reads take and answer it: a native name (EntryName), or a name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+         * @example employees
+         */
+        AnyEntryName: string;
         /**
          * @description A version identifier (the 16 bytes of a UUIDv7, hex).
          * @example 0x0190f2a1b2c3d4e5f60718293a4b5c6d
@@ -2450,7 +2455,7 @@ export interface components {
             namespace_id: string;
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c6 */
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             digest: components["schemas"]["Digest"];
             description: string;
             created_by: string;
@@ -2482,11 +2487,11 @@ export interface components {
             namespace: string;
             namespace_id: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_state: components["schemas"]["RegistryState"];
             /** @example 0190f2a1-b2c3-7d4e-8f60-718293a4b5c7 */
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             schema: components["schemas"]["JSONObject"];
@@ -2531,7 +2536,7 @@ export interface components {
             /** @description Present in the tag query. */
             namespace_id?: string;
             registry_id: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             /** @enum {string} */
@@ -2558,7 +2563,7 @@ export interface components {
         /** @description One record in a list of records (record query). */
         RecordListEntry: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             description: string;
             digest: components["schemas"]["Digest"];
             details: components["schemas"]["JSONObject"];
@@ -2614,8 +2619,8 @@ export interface components {
         /** @description One record that a search matched. */
         SearchResult: {
             record_id: string;
-            record_name: components["schemas"]["EntryName"];
-            registry_name: components["schemas"]["EntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             namespace_id: string;
             description: string;
             details: components["schemas"]["JSONObject"];
@@ -3260,7 +3265,7 @@ export interface components {
         RecordQueryData: {
             namespace_id: string;
             namespace_name: string;
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             registry_id: string;
             schema: components["schemas"]["JSONObject"];
             meta: components["schemas"]["JSONObject"];
@@ -3299,7 +3304,7 @@ export interface components {
         };
         /** @description The `data` of the registry versions answer. */
         RegistryVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3313,8 +3318,8 @@ export interface components {
         };
         /** @description The `data` of the record versions answer. */
         RecordVersionsData: {
-            registry_name: components["schemas"]["EntryName"];
-            record_name: components["schemas"]["EntryName"];
+            registry_name: components["schemas"]["AnyEntryName"];
+            record_name: components["schemas"]["AnyEntryName"];
             schema: components["schemas"]["JSONObject"];
             created_by: string;
             created_at: components["schemas"]["Timestamp"];
@@ -3849,10 +3854,14 @@ export interface components {
         NamespaceId: string;
         /** @description Only the entries of this namespace (by id). */
         DeletedNamespaceFilter: string;
-        /** @description A registry name, unique in its namespace. */
-        RegistryName: components["schemas"]["EntryName"];
-        /** @description A record name, unique in its registry. */
-        RecordName: components["schemas"]["EntryName"];
+        /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
+        RegistryName: components["schemas"]["AnyEntryName"];
+        /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
+        RecordName: components["schemas"]["AnyEntryName"];
+        /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+        NativeRegistryName: components["schemas"]["EntryName"];
+        /** @description A record name, unique in its registry; writes take native names (EntryName). */
+        NativeRecordName: components["schemas"]["EntryName"];
         /**
          * @description An internet domain (IDNs are accepted and turned to punycode).
          * @example example.com
@@ -3887,7 +3896,7 @@ export interface components {
          * @example 2026-12-31
          */
         ToDate: string;
-        /** @description Partial, case-insensitive name match (at least 3 characters). */
+        /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
         NameFilter: string;
         /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
         Sort: "date" | "status" | "name" | "id";
@@ -3983,7 +3992,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4034,9 +4043,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4079,7 +4088,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Registry status filter (`active` is `live`). */
                 status?: "active" | "inactive" | "archived" | "revoked";
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4141,7 +4150,7 @@ export interface operations {
                 to?: components["parameters"]["ToDate"];
                 /** @description Record state filter, on the state a record reads as (`effective_state`). */
                 state?: components["schemas"]["RecordEffectiveState"];
-                /** @description Partial, case-insensitive name match (at least 3 characters). */
+                /** @description Partial, case-insensitive name match (at least 3 characters; any name, AnyEntryName). */
                 name?: components["parameters"]["NameFilter"];
                 /** @description `date` newest first; `name` and `id` ascending; `status` by state, then name. */
                 sort?: components["parameters"]["Sort"];
@@ -4165,7 +4174,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4279,7 +4288,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4317,9 +4326,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -4347,9 +4356,9 @@ export interface operations {
     searchRecords: {
         parameters: {
             query?: {
-                /** @description Partial, case-insensitive match on the registry name. */
+                /** @description Partial, case-insensitive match on the registry name (any name, AnyEntryName). */
                 registry_name?: string;
-                /** @description Partial, case-insensitive match on the record name. */
+                /** @description Partial, case-insensitive match on the record name (any name, AnyEntryName). */
                 record_name?: string;
                 /**
                  * @description Records created or updated at or after this time.
@@ -4572,7 +4581,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -4615,9 +4624,9 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
+                /** @description A record name, unique in its registry, percent-encoded as a path segment (as registry_name). Reads take any name an entry can have (AnyEntryName). */
                 record_name: components["parameters"]["RecordName"];
             };
             cookie?: never;
@@ -5161,8 +5170,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5195,8 +5204,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5231,7 +5240,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5265,8 +5274,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5315,8 +5324,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5360,8 +5369,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5405,8 +5414,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5450,8 +5459,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5495,8 +5504,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5534,8 +5543,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5586,7 +5595,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5623,7 +5632,7 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;
@@ -5658,8 +5667,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5701,8 +5710,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -5750,10 +5759,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5802,10 +5811,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5849,10 +5858,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5896,10 +5905,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -5943,10 +5952,10 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
-                /** @description A record name, unique in its registry. */
-                record_name: components["parameters"]["RecordName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
+                /** @description A record name, unique in its registry; writes take native names (EntryName). */
+                record_name: components["parameters"]["NativeRecordName"];
             };
             cookie?: never;
         };
@@ -6118,8 +6127,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6161,8 +6170,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6245,8 +6254,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -6288,8 +6297,8 @@ export interface operations {
                  * @example did:svc:5HueCGU8rMjxEXxiPuD5BD
                  */
                 namespace: components["parameters"]["NamespaceRef"];
-                /** @description A registry name, unique in its namespace. */
-                registry_name: components["parameters"]["RegistryName"];
+                /** @description A registry name, unique in its namespace. Writes name the entries of native namespaces only (an origin-hosted namespace is read-only), whose names follow EntryName. */
+                registry_name: components["parameters"]["NativeRegistryName"];
             };
             cookie?: never;
         };
@@ -7445,7 +7454,7 @@ export interface operations {
                  * @example pub.example
                  */
                 domain: components["parameters"]["DediDomain"];
-                /** @description A registry name, unique in its namespace. */
+                /** @description A registry name, unique in its namespace, percent-encoded as a path segment (`/` as `%2F`, `?` as `%3F`, `#` as `%23`, `%` as `%25`, a space as `%20`, other characters as the `%XX` of their UTF-8 bytes). Reads take any name an entry can have (AnyEntryName): a native namespace's names follow EntryName, an origin-hosted namespace's are the names of its publisher's DeDi files, of any characters. */
                 registry_name: components["parameters"]["RegistryName"];
             };
             cookie?: never;

@@ -539,7 +539,7 @@ Registry = TypedDict(
         'namespace': Required[str],
         'namespace_id': Required[str],
         'registry_id': Required[str],
-        'registry_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
         'digest': Required['Digest'],
         'description': Required[str],
         'created_by': Required[str],
@@ -568,10 +568,10 @@ Record = TypedDict(
         'namespace': Required[str],
         'namespace_id': Required[str],
         'registry_id': Required[str],
-        'registry_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
         'registry_state': Required['RegistryState'],
         'record_id': Required[str],
-        'record_name': Required['EntryName'],
+        'record_name': Required['AnyEntryName'],
         'description': Required[str],
         'digest': Required['Digest'],
         'schema': Required['JSONObject'],
@@ -629,7 +629,7 @@ RegistryListEntry = TypedDict(
     {
         'namespace_id': NotRequired[str],
         'registry_id': Required[str],
-        'registry_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
         'description': Required[str],
         'digest': Required['Digest'],
         'tag': Required[Literal['custom', 'membership', 'public_key', 'revoke']],
@@ -654,7 +654,7 @@ RecordListEntry = TypedDict(
     'RecordListEntry',
     {
         'record_id': Required[str],
-        'record_name': Required['EntryName'],
+        'record_name': Required['AnyEntryName'],
         'description': Required[str],
         'digest': Required['Digest'],
         'details': Required['JSONObject'],
@@ -737,8 +737,8 @@ SearchResult = TypedDict(
     'SearchResult',
     {
         'record_id': Required[str],
-        'record_name': Required['EntryName'],
-        'registry_name': Required['EntryName'],
+        'record_name': Required['AnyEntryName'],
+        'registry_name': Required['AnyEntryName'],
         'namespace_id': Required[str],
         'description': Required[str],
         'details': Required['JSONObject'],
@@ -1507,7 +1507,7 @@ RecordQueryData = TypedDict(
     {
         'namespace_id': Required[str],
         'namespace_name': Required[str],
-        'registry_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
         'registry_id': Required[str],
         'schema': Required['JSONObject'],
         'meta': Required['JSONObject'],
@@ -1552,7 +1552,7 @@ NamespaceVersionsData = TypedDict(
 RegistryVersionsData = TypedDict(
     'RegistryVersionsData',
     {
-        'registry_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
         'schema': Required['JSONObject'],
         'created_by': Required[str],
         'created_at': Required['Timestamp'],
@@ -1568,8 +1568,8 @@ RegistryVersionsData = TypedDict(
 RecordVersionsData = TypedDict(
     'RecordVersionsData',
     {
-        'registry_name': Required['EntryName'],
-        'record_name': Required['EntryName'],
+        'registry_name': Required['AnyEntryName'],
+        'record_name': Required['AnyEntryName'],
         'schema': Required['JSONObject'],
         'created_by': Required[str],
         'created_at': Required['Timestamp'],
@@ -1698,9 +1698,18 @@ TrqpAnswerContext = dict[str, str]
 # a write, or a read that needs the primary; see `Retry-After`).
 ErrorCode = Literal['invalid_input', 'verification_failed', 'unauthorized', 'forbidden', 'not_found', 'namespace_not_found', 'not_integrated', 'user_not_found', 'method_not_allowed', 'conflict', 'precondition_failed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal', 'unavailable', 'primary_unavailable']
 
-# The name of a registry or record: letters, digits and `._~-`, starting with a letter or digit,
-# at most 128 characters.
+# A native name of a registry or record (the names given through this API, and every write's):
+# letters, digits and `._~-`, starting with a letter or digit, at most 128 characters.
 EntryName = str
+
+# The name of a registry or record as reads take and answer it: a native name (EntryName), or a
+# name of an origin-hosted namespace, which is its publisher's DeDi name and may hold any
+# characters (the DeDi draft sets no character set): 1 to 1,024 characters. The union of the two
+# is this schema, since every native name is one of 1 to 1,024 characters. An origin-hosted name
+# is stored only when it is at most 2,048 bytes in UTF-8 (the database's bound) and holds no
+# U+0000; in a path it is percent-encoded. Show it as text: it may hold markup, bidirectional
+# controls, invisible characters and look-alikes of other names (docs/dedi-files.md, "Names").
+AnyEntryName = str
 
 # A version identifier (the 16 bytes of a UUIDv7, hex).
 Version = str
