@@ -6,7 +6,9 @@
 // fields of request bodies, and the offline check of a lookup response, which recomputes its
 // digest without trusting the service (the Go twin of the TypeScript SDK's verifyLookup), and
 // TRQP, which asks a Trust Registry Query Protocol query and checks the answer against TRQP's
-// schemas and its evidence against the log's key (trqp.go, docs/trqp.md). The examples run
+// schemas and its evidence against the log's key (trqp.go, docs/trqp.md), and VerifyCurrent,
+// which asks the service's state query whether a lookup's version is still the entry's latest
+// and checks the answer with stateindex.CheckAnswer (svc verify --current). The examples run
 // against an in-process service in `go test`.
 //
 //	c, err := client.New("https://directory.example.com", os.Getenv("SVC_API_KEY"))

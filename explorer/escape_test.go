@@ -37,7 +37,7 @@ func TestHostileTextIsEscaped(t *testing.T) {
 		details["h"+string(rune('a'+i))] = h
 	}
 	proof := map[string]any{"digest": "0x" + strings.Repeat("0", 64), "type": name}
-	rec := map[string]any{"record_name": name, "description": name, "details": details, "state": "live", "effective_state": name,
+	rec := map[string]any{"record_id": name, "namespace": name, "record_name": name, "description": name, "version_count": 1, "details": details, "state": "live", "effective_state": name,
 		"version": "v1", "proof": proof, "origin": map[string]any{"publisher": name}}
 	reg := map[string]any{"registry_name": name, "namespace_id": name, "tag": name, "description": name, "schema": details, "state": name, "proof": proof}
 	ns := map[string]any{"name": name, "domain": name, "namespace_id": name, "description": name, "proof": proof}
@@ -54,6 +54,11 @@ func TestHostileTextIsEscaped(t *testing.T) {
 			"records": []any{map[string]any{"record_name": name, "effective_state": name}}}},
 		"/svc/lookup/n/g/r":   map[string]any{"message": name, "data": rec},
 		"/svc/versions/n/g/r": map[string]any{"message": "ok", "data": map[string]any{"versions": []any{"v1", name}}},
+		"/svc/lookup/n/g/r?version_id=" + url.QueryEscape(name): map[string]any{"message": "ok", "data": map[string]any{"version": name,
+			"version_count": 1, "updated_at": name, "state": name}},
+		// The state answer: a hostile latest leaf, newer than the version shown (superseded).
+		"/svc/log/state/" + url.PathEscape(name): map[string]any{"message": name, "present": true, "checkpoint": "o\n9\nroot\n\n— o sig\n",
+			"latest": map[string]any{"log_index": 3, "leaf": `{"version":"` + strings.ReplaceAll(name, `"`, `\"`) + `","version_count":2}`}},
 	}
 	// The registry page's search echoes its form and lists a record of another registry.
 	search := recordSearch{Name: name, Field: "a.b", Value: name}
@@ -100,6 +105,9 @@ func TestHostileTextIsEscaped(t *testing.T) {
 			}
 			if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 				t.Errorf("the hostile name is not shown as text")
+			}
+			if !strings.Contains(body, "superseded by <a href=\"/explore/n/n/g/r\">version 2 of 2</a>") {
+				t.Errorf("the state answer's wording is missing")
 			}
 		}
 	}

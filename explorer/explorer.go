@@ -85,7 +85,8 @@ func New(cfg Config) (*Explorer, error) {
 		ct := mime.TypeByExtension(path.Ext(e.Name()))
 		x.assets[e.Name()] = &asset{body: b, contentType: ct, version: hex.EncodeToString(sum[:8])}
 	}
-	funcs := template.FuncMap{"asset": x.assetURL, "seg": url.PathEscape, "q": url.QueryEscape, "vis": visible, "vist": visibleText, "flags": flagsOf}
+	funcs := template.FuncMap{"asset": x.assetURL, "seg": url.PathEscape, "q": url.QueryEscape, "vis": visible, "vist": visibleText, "flags": flagsOf,
+		"when": when, "str": str}
 	for _, page := range []string{"home", "namespace", "registry", "record", "log", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/tree.html", "templates/"+page+".html")
 		if err != nil {

@@ -88,6 +88,7 @@ func list(v any) []map[string]any {
 // checkpoint is a signed checkpoint's lines, as the pages show them.
 type checkpoint struct {
 	Origin, Size, Root string
+	RootHex            string // the root hash in hex, as every other hash is shown
 	Signatures         []string
 	Text               string
 }
@@ -98,7 +99,7 @@ func parseCheckpoint(text string) (checkpoint, bool) {
 	if !ok || len(lines) < 3 {
 		return checkpoint{}, false
 	}
-	cp := checkpoint{Origin: lines[0], Size: lines[1], Root: lines[2], Text: text}
+	cp := checkpoint{Origin: lines[0], Size: lines[1], Root: lines[2], RootHex: hexRoot(lines[2]), Text: text}
 	for _, l := range strings.Split(strings.TrimSpace(sigs), "\n") {
 		if name, _, ok := strings.Cut(strings.TrimPrefix(l, "— "), " "); ok {
 			cp.Signatures = append(cp.Signatures, name)
@@ -115,11 +116,13 @@ type homeData struct {
 	Pager      pager
 	Stats      map[string]any
 	Checkpoint *checkpoint
+	// The namespaces and registries of the log's latest versions, newest first (recent.go).
+	RecentNamespaces, RecentRegistries []recentEntry
 }
 
 func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 	d := homeData{Q: r.URL.Query().Get("q")}
-	var links []link
+	var links, read []link
 	_, d.Searched = r.URL.Query()["q"]
 	if d.Searched {
 		n := pageNum(r)
@@ -140,8 +143,12 @@ func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 	if a := x.get(r, "/svc/log/checkpoint"); a.Status == http.StatusOK {
 		if cp, ok := parseCheckpoint(a.Text); ok {
 			d.Checkpoint = &cp
+			if size, err := strconv.ParseInt(cp.Size, 10, 64); err == nil && !d.Searched {
+				d.RecentNamespaces, d.RecentRegistries, read = x.recent(r, size)
+			}
 		}
 		links = append(links, link{"Checkpoint", a.Path})
+		links = append(links, read...)
 	}
 	x.render(w, r, http.StatusOK, "home", page{Title: "Trust directory explorer", JSON: links, Data: d})
 }
@@ -150,6 +157,7 @@ func (x *Explorer) home(w http.ResponseWriter, r *http.Request) {
 // the verify button, and the log's verifier key the button checks against.
 type Entry struct {
 	Kind      string
+	ID        string // the entry's id: the key of its state query
 	Lookup    string // the lookup answer's body, as served
 	Data      map[string]any
 	Tree      []node
@@ -157,16 +165,23 @@ type Entry struct {
 	Key       string
 	Witnesses []string
 	Quorum    int
+	// Present says whether the version shown is the latest logged one (docs/explorer.md),
+	// StateLink is the state query it was read from.
+	Present   present
+	StateLink link
 }
 
 func (x *Explorer) entry(r *http.Request, kind string, a answer) Entry {
 	d := a.data()
-	e := Entry{Kind: kind, Lookup: a.Text, Data: d, Witnesses: x.witnessKeys, Quorum: x.quorum}
+	e := Entry{Kind: kind, Lookup: a.Text, Data: d, Witnesses: x.witnessKeys, Quorum: x.quorum, ID: str(d[kind+"_id"])}
 	if d != nil {
 		e.Proof = tree(d["proof"], 0)
 	}
 	if k := x.get(r, "/svc/log/key"); k.Status == http.StatusOK {
 		e.Key = strings.TrimSpace(k.Text)
+	}
+	if e.ID != "" {
+		e.Present, e.StateLink = x.stateOf(r, e.ID, str(d["version"]), num(d["version_count"]), num(d["version_count"]))
 	}
 	return e
 }
@@ -196,7 +211,7 @@ func (x *Explorer) namespacePage(w http.ResponseWriter, r *http.Request, ns stri
 	d.Flags = listFlags(namesOf(d.Registries, "registry_name"))
 	d.Pager = newPager(r, n, d.Total, 50)
 	x.render(w, r, http.StatusOK, "namespace", page{Title: str(d.Data["name"]), Data: d,
-		JSON: []link{{"Namespace lookup", a.Path}, {"Registries", q.Path}, {"Verifier key", "/svc/log/key"}}})
+		JSON: []link{{"Namespace lookup", a.Path}, {"Registries", q.Path}, d.StateLink, {"Verifier key", "/svc/log/key"}}})
 }
 
 type recordData struct {
@@ -204,8 +219,9 @@ type recordData struct {
 	NS, Reg, Name string
 	Details       []node
 	Origin        []node
-	Versions      []string
-	Current       string
+	History       history
+	HasHistory    bool
+	Notice        notice
 	Scripts       []string // the scripts the record's name mixes
 	LooksLike     string   // a record of the registry whose name the record's is confusable with
 }
@@ -222,14 +238,41 @@ func (x *Explorer) recordPage(w http.ResponseWriter, r *http.Request, ns, reg, r
 		return
 	}
 	d := recordData{Entry: x.entry(r, "record", a), NS: ns, Reg: reg, Name: rec}
-	d.Details, d.Origin, d.Current = tree(d.Data["details"], 0), tree(d.Data["origin"], 0), str(d.Data["version"])
+	d.Details, d.Origin = tree(d.Data["details"], 0), tree(d.Data["origin"], 0)
+	shown := str(d.Data["version"])
 	d.Scripts, d.LooksLike = directory.MixedScripts(rec), x.lookalike(r, ns, reg, rec)
 	links := []link{{"Record lookup", a.Path}}
-	if v := x.get(r, "/svc/versions/"+apiSeg(ns)+"/"+apiSeg(reg)+"/"+apiSeg(rec)); v.Status == http.StatusOK {
-		ids, _ := v.data()["versions"].([]any)
-		for _, id := range ids {
-			d.Versions = append(d.Versions, str(id))
+	// The record's latest version: its state (revoked, suspended) and its number (m).
+	latest := d.Data
+	var gone string // why the record's latest version cannot be read (deleted since, say)
+	if p != base {
+		switch l := x.get(r, base); l.Status {
+		case http.StatusOK:
+			latest = l.data()
+			links = append(links, link{"Latest version", l.Path})
+			if m := num(latest["version_count"]); m > d.Present.Total {
+				d.Present.Total = m
+			}
+		case http.StatusNotFound:
+			latest, gone = nil, l.message()
+			links = append(links, link{"Latest version", l.Path})
 		}
+	}
+	d.Notice = recordNotice(latest, shown)
+	if gone != "" {
+		d.Notice = notice{Kind: "gone", When: gone}
+	}
+	if d.Present.Superseded || d.Present.Current {
+		d.Present.LatestHref = Prefix + "/n/" + apiSeg(ns) + "/" + apiSeg(reg) + "/" + apiSeg(rec)
+	}
+	links = append(links, d.StateLink)
+	if v := x.get(r, "/svc/versions/"+apiSeg(ns)+"/"+apiSeg(reg)+"/"+apiSeg(rec)); v.Status == http.StatusOK {
+		var ids []string
+		raw, _ := v.data()["versions"].([]any)
+		for _, id := range raw {
+			ids = append(ids, str(id))
+		}
+		d.History, d.HasHistory = x.historyPage(r, base, ids, shown, d.Data), len(ids) > 0
 		links = append(links, link{"Versions", v.Path})
 	}
 	links = append(links, link{"Verifier key", "/svc/log/key"})

@@ -136,7 +136,7 @@ func (x *Explorer) registryPage(w http.ResponseWriter, r *http.Request, ns, reg 
 		links = append(links, link{"Records", q.Path})
 	}
 	d.Scripts, d.Flags = directory.MixedScripts(reg), listFlags(namesOf(d.Records, "record_name"))
-	links = append(links, link{"Verifier key", "/svc/log/key"})
+	links = append(links, d.StateLink, link{"Verifier key", "/svc/log/key"})
 	x.render(w, r, status, "registry", page{Title: reg, Data: d, JSON: links})
 }
 

@@ -157,27 +157,40 @@ func axeCheck(t *testing.T, ctx context.Context, name string) {
 
 // witnessedExplorerSite is explorerSite with a test witness (translog/witnesstest) configured
 // as svc serve configures SVC_LOG_WITNESSES for the explorer (its key, a quorum of 1), which
-// has cosigned the log's checkpoint; it answers the witness too.
-func witnessedExplorerSite(t *testing.T) (*harness, string, *witnesstest.Witness) {
+// has cosigned the log's checkpoint, and with the state index on as svc serve runs it for a log
+// with witnesses (the integrator commits state leaves, the serving index follows the cosigned
+// checkpoint); it answers the witness too, and advance: integrate what was written, have the
+// witness cosign, and move the serving index.
+func witnessedExplorerSite(t *testing.T) (*harness, string, *witnesstest.Witness, func()) {
 	t.Helper()
 	ctx := context.Background()
 	lk, vkey := newLogKey(t)
 	w := witnesstest.New(t, "witness.example", vkey)
+	var ss *translog.StateServer
 	h := newHarnessWith(t, "sqlite", func(c *server.Config) {
-		c.LogVerifierKey, c.LogWitnessKeys, c.LogWitnessQuorum = vkey, []string{w.VerifierKey}, 1
+		ss = translog.NewStateServer(translog.NewReader(c.Store), c.Store, c.Store.LogCosigned, nil)
+		c.LogVerifierKey, c.LogWitnessKeys, c.LogWitnessQuorum, c.LogState = vkey, []string{w.VerifierKey}, 1, ss
 	})
 	id := publish(t, h, h.key("owner@example.com"))
-	if _, err := translog.NewIntegrator(h.store, lk, nil, nil).IntegrateOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	g := translog.NewIntegrator(h.store, lk, nil, nil).WithStateIndex()
 	wt, err := translog.NewWitnesser(h.store, vkey, []translog.WitnessConfig{{Key: w.VerifierKey, URL: w.URL}}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := wt.WitnessOnce(ctx); err != nil || n != 1 {
-		t.Fatalf("the witness did not cosign: %d %v", n, err)
+	advance := func() {
+		t.Helper()
+		if _, err := g.IntegrateOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := wt.WitnessOnce(ctx); err != nil || n != 1 {
+			t.Fatalf("the witness did not cosign: %d %v", n, err)
+		}
+		if err := ss.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return h, id, w
+	advance()
+	return h, id, w, advance
 }
 
 // tamperingProxy serves upstream's answers, its pages with old replaced by new.
@@ -218,7 +231,7 @@ func tamperingProxy(t *testing.T, upstream, old, new string) *httptest.Server {
 // details stay text.
 func TestExplorerInChromium(t *testing.T) {
 	ctx := browser(t)
-	h, id, witness := witnessedExplorerSite(t)
+	h, id, witness, advance := witnessedExplorerSite(t)
 	srv := httptest.NewServer(h.srv.Echo())
 	defer srv.Close()
 	dir := artifacts(t)
@@ -264,7 +277,7 @@ func TestExplorerInChromium(t *testing.T) {
 	}
 
 	pages := []struct{ name, path string }{
-		{"home", "/explore?q=acme"}, {"namespace", ns}, {"registry", ns + "/employees"},
+		{"home", "/explore?q=acme"}, {"home-recent", "/explore"}, {"namespace", ns}, {"registry", ns + "/employees"},
 		{"record", ns + "/employees/alice"}, {"log", "/explore/log"},
 	}
 	for _, p := range pages {
@@ -277,7 +290,8 @@ func TestExplorerInChromium(t *testing.T) {
 				t.Errorf("%s: %s\n%s", p.name, summary, steps)
 			}
 			for _, step := range []string{"digest: passed", "inclusion proof and checkpoint: passed", "checkpoint signature: passed",
-				"inclusion in the log: passed", "Step 5, witness cosignatures: passed. 1 of the configured witnesses cosigned"} {
+				"inclusion in the log: passed", "Step 5, witness cosignatures: passed. 1 of the configured witnesses cosigned",
+				"Step 6, current: passed. current: this is the latest version as of checkpoint "} {
 				if !strings.Contains(steps, step) {
 					t.Errorf("%s: no %q in\n%s", p.name, step, steps)
 				}
@@ -318,6 +332,7 @@ func TestExplorerInChromium(t *testing.T) {
 		!strings.Contains(steps, "Step 4, inclusion in the log: passed") {
 		t.Errorf("the page naming a wrong witness key: %s\n%s", summary, steps)
 	}
+	staleAnswerInChromium(t, ctx, h, srv.URL, ns+"/employees/alice", advance, dir)
 	select {
 	case d := <-dialogs:
 		t.Errorf("a dialog opened: %s", d)

@@ -86,11 +86,12 @@ func TestTypeScriptSDK(t *testing.T) {
 
 	// A transparency log with its integrator and its state index running, as `svc serve` has it.
 	lk, vkey := newLogKey(t)
-	var states *translog.StateServer
+	var ss *translog.StateServer
 	h := newHarnessWith(t, store.DialectSQLite, func(c *server.Config) {
-		c.LogVerifierKey = vkey
-		states = translog.NewStateServer(translog.NewReader(c.Store), c.Store, nil, nil)
-		c.LogState = states
+		// The serving state index follows the signed checkpoint, as svc serve has it for a log
+		// without witnesses in the state query (the witness below cosigns once).
+		ss = translog.NewStateServer(translog.NewReader(c.Store), c.Store, nil, nil)
+		c.LogVerifierKey, c.LogState = vkey, ss
 	})
 	srv := httptest.NewServer(h.e)
 	defer srv.Close()
@@ -108,7 +109,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	}()
 	go func() {
 		defer func() { integrated <- struct{}{} }()
-		states.Run(ctx, 20*time.Millisecond)
+		ss.Run(ctx, 20*time.Millisecond)
 	}()
 	defer func() { cancel(); <-integrated; <-integrated }()
 	get := func(path string) (int, string) {

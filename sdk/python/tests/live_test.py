@@ -19,6 +19,7 @@ from svc_sdk import (
     verify_checkpoint,
     verify_checkpoint_with_policy,
     verify_consistency,
+    verify_current,
     verify_inclusion,
     verify_lookup,
     verify_tlog_proof,
@@ -168,6 +169,40 @@ class Live(unittest.TestCase):
         self.assertEqual(len(leaves), size)
         ns = self.anyone.lookup_namespace(self.ns).json()["data"]
         self.assertIn(log_leaf("namespace", ns), leaves)
+
+    def test_stale_answer_is_superseded(self) -> None:
+        """The stale-answer attack: a lookup of a record's first version (what a stale instance,
+        cache or mirror serves after the record changed) still verifies, digest and inclusion
+        proof, but verify_current, asking the service's state query, finds it superseded and
+        names the latest version; the latest is current."""
+        name = f"stale-{uuid.uuid4().hex[:6]}"
+        self.owner.add_record(self.ns, "employees", {"record_name": name, "details": {"n": 1}}).raise_for_status()
+        first = self.anyone.lookup_record(self.ns, "employees", name).raise_for_status()
+
+        def judged(body: bytes, want: str):  # type: ignore[no-untyped-def]
+            # The serving index follows the published checkpoints (every 250 ms): wait until the
+            # verdict is the one the log will settle on; any other is returned at the deadline.
+            try:
+                v = verify_current(self.anyone, "record", body, log_key=LOG_KEY)
+            except SvcError as e:  # 503 while the index catches up
+                self.assertEqual(e.status, 503, str(e))
+                return None
+            return v if v.outcome == want else None
+
+        v = wait_for(lambda: judged(first.body, "current"), "the first version to be current")
+        self.assertIn("the log's own clock", v.message)
+        self.owner.update_record(self.ns, "employees", name, {"details": {"n": 2}}).raise_for_status()
+        second = self.anyone.lookup_record(self.ns, "employees", name).raise_for_status()
+        self.assertTrue(verify_lookup("record", first.body).ok, "the stale answer is a real version: its digest verifies")
+        v = wait_for(lambda: judged(first.body, "superseded"), "the first version to be superseded")
+        data = second.json()["data"]
+        self.assertEqual((v.latest_version, v.latest_version_count), (data["version"], 2))
+        self.assertIn(f"version {data['version']} (version_count 2), at log index {v.latest_index}", v.message)
+        self.assertEqual(wait_for(lambda: judged(second.body, "current"), "the second version to be current").outcome, "current")
+        # The verdict of a lookup that does not verify is bad_proof, without asking.
+        tampered = json.loads(first.body)
+        tampered["data"]["details"]["n"] = 3
+        self.assertEqual(verify_current(self.anyone, "record", tampered, log_key=LOG_KEY).outcome, "bad_proof")
 
 
 if __name__ == "__main__":

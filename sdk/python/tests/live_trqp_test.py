@@ -7,7 +7,6 @@ and checks every answer's evidence against the log's key. Skipped without SVC_SD
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
@@ -18,64 +17,13 @@ from typing import Any
 
 import _support  # noqa: F401
 from live_test import wait_for
-from svc_sdk import (
-    Client,
-    StateKey,
-    StateVerdict,
-    keys_of,
-    leaf_hash,
-    parse_state_leaf,
-    root_from_inclusion_proof,
-    trqp,
-    verify_absence,
-    verify_checkpoint,
-    verify_latest,
-)
+from svc_sdk import Client, StateVerdict, trqp
 
 BASE = os.environ.get("SVC_SDK_BASE_URL", "")
 KEY = os.environ.get("SVC_SDK_API_KEY", "")
 LOG_KEY = os.environ.get("SVC_SDK_LOG_KEY", "")
 
 
-def check_state_for_test(answer: Any, key: StateKey, have: str | None, log_key: str) -> StateVerdict:
-    """Checks a state answer as Go's stateindex.CheckAnswer does (no age bound, no later
-    checkpoint), from the SDK's own verifiers. It stands in for the SDK's check_current, built
-    elsewhere: once it is in this branch, the lead passes that instead."""
-
-    def bad(m: str) -> StateVerdict:
-        return StateVerdict("bad_proof", m)
-
-    b64 = base64.b64decode
-    cp = verify_checkpoint(answer["checkpoint"], log_key)
-    if not cp.ok:
-        return bad(f"checkpoint: {cp.reason}")
-    if answer["key"]["kind"] != key.kind or tuple(answer["key"]["parts"]) != key.parts:
-        return bad("the answer is about another key")
-
-    def in_tree(leaf: dict[str, Any], path: list[str] | None) -> bool:
-        r = root_from_inclusion_proof(leaf["log_index"], cp.size, leaf_hash(leaf["leaf"]), [b64(h) for h in path or []])
-        return r is not None and r == cp.root_hash
-
-    st_leaf = answer["state"]
-    if st_leaf["log_index"] != cp.size - 1 or not in_tree(st_leaf, answer.get("state_inclusion")):
-        return bad("the state leaf is not the checkpoint's last")
-    st = parse_state_leaf(st_leaf["leaf"])
-    if st["size"] != st_leaf["log_index"]:
-        return bad("not a state leaf of its index")
-    root = b64(st["root"])
-    if not answer["present"]:
-        v = verify_absence(root, key, b64(answer["proof"]))
-        return StateVerdict("absent", "absent") if v.ok else bad(v.reason)
-    latest = answer["latest"]
-    if not in_tree(latest, answer.get("latest_inclusion")) or key not in keys_of(latest["leaf"]):
-        return bad("the latest leaf is not the key's, in the tree")
-    v = verify_latest(root, key, answer["count"], b64(answer["list_root"]), latest["log_index"], [b64(h) for h in answer.get("list_proof") or []], b64(answer["proof"]))
-    if not v.ok:
-        return bad(v.reason)
-    return StateVerdict("current", "current") if have is None or have == latest["leaf"] else StateVerdict("superseded", "a newer version exists")
-
-
-@unittest.skipUnless(BASE, "SKIPPING: SVC_SDK_BASE_URL is not set (tests/run_live.py sets it)")
 class LiveTRQP(unittest.TestCase):
     ns = ""
 
@@ -102,7 +50,7 @@ class LiveTRQP(unittest.TestCase):
 
     def ask(self, entity: str, action: str, **kw: Any) -> Any:
         q = {"entity_id": entity, "authority_id": self.ns, "action": action, "resource": "engineer-license"}
-        opts: dict[str, Any] = {"base_url": BASE, "log_key": LOG_KEY, "check_state": check_state_for_test}
+        opts: dict[str, Any] = {"base_url": BASE, "log_key": LOG_KEY}  # the SDK's own state check
         opts.update(kw)
         return trqp("authorization", q, **opts)
 
@@ -168,7 +116,6 @@ class LiveTRQP(unittest.TestCase):
             {"entity_id": "alice", "authority_id": "did:web:nobody.example", "action": "issue", "resource": "engineer-license"},
             base_url=BASE,
             log_key=LOG_KEY,
-            check_state=check_state_for_test,
         )
         self.assertFalse(got.ok)
         self.assertEqual(got.status, 404)

@@ -189,6 +189,11 @@ export type CosignedCheckpointResult =
       rootHash: Uint8Array;
       /** The names of the given witnesses whose cosignatures verify. */
       witnesses: string[];
+      /**
+       * The witnesses' time: of the cosignatures of the given witnesses (each witness's newest),
+       * sorted newest first, the quorum-th (as Go's translog.VerifyCosignedAt gives it).
+       */
+      cosignedAt: Date;
     }
   | { ok: false; reason: string };
 
@@ -264,7 +269,7 @@ function cosigned(noteText: string, verifierKey: string, witnessKeys: readonly s
   }
   const split = noteText.lastIndexOf("\n\n");
   const text = encoder.encode(noteText.slice(0, split + 1));
-  const witnessed = new Set<string>();
+  const witnessed = new Map<string, bigint>();
   for (const line of noteText.slice(split + 2, -1).split("\n")) {
     const m = /^\u2014 (\S+) (\S+)$/u.exec(line)!; // checkpoint() checked every line's form
     const sig = decodeBase64(m[2]!)!;
@@ -287,10 +292,15 @@ function cosigned(noteText: string, verifierKey: string, witnessKeys: readonly s
     if (!ed.verify(sig.slice(12), msg, w.publicKey, { zip215: false })) {
       return fail(`the cosignature of ${w.name} does not verify`);
     }
-    witnessed.add(w.name);
+    const seen = witnessed.get(w.name);
+    if (seen === undefined || t > seen) {
+      witnessed.set(w.name, t);
+    }
   }
   if (witnessed.size < quorum) {
     return fail(`${witnessed.size} of the given witnesses cosigned the checkpoint, ${quorum} needed`);
   }
-  return { ok: true, origin: cp.origin, size: cp.size, rootHash: cp.rootHash, witnesses: [...witnessed].sort() };
+  const times = [...witnessed.values()].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+  const cosignedAt = new Date(Number(times[quorum - 1]!) * 1000);
+  return { ok: true, origin: cp.origin, size: cp.size, rootHash: cp.rootHash, witnesses: [...witnessed.keys()].sort(), cosignedAt };
 }

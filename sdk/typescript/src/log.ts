@@ -222,7 +222,7 @@ function inclusion(proof: unknown, verifierKey: string, expected: ExpectedLeaf |
 }
 
 // lookupDataOf finds the data of a lookup in the forms verifyLookup takes (it verified already).
-function lookupDataOf(lookup: unknown, kind: LookupKind): Record<string, unknown> {
+export function lookupDataOf(lookup: unknown, kind: LookupKind): Record<string, unknown> {
   let v = typeof lookup === "string" ? (JSON.parse(lookup) as unknown) : lookup;
   const obj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
   if (!obj(v)) {

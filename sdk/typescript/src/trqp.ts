@@ -2,13 +2,14 @@
 // POST /authorization or POST /recognition, checks the answer's shape against TRQP's schemas
 // (trqpshape.ts), and checks its evidence: the version that decided recomputes to its digest
 // (verifyLookup), its leaf is in the log under the log's key (verifyInclusion), and the state
-// proof shows that what decided is current, or that the name asked is not listed (the
-// caller's state check: checkState).
+// proof shows that what decided is current, or that the name asked is not listed (checkState:
+// by default the SDK's verifyStateAnswer, current.ts).
 
 import { verifyLookup, type LookupKind } from "./verify.js";
 import { logLeaf, verifyInclusion } from "./log.js";
 import type { StateKey } from "./stateindex.js";
 import { checkTrqpDocument, type TrqpKind } from "./trqpshape.js";
+import { verifyStateAnswer } from "./current.js";
 
 /** A TRQP query (its request body). `context` holds strings only: `time` (RFC 3339, `Z`), `locator`, others. */
 export interface TrqpQuery {
@@ -32,15 +33,18 @@ export interface StateVerdict {
  * version the evidence names; undefined for a name's absence) is the key's latest leaf. It is
  * the TypeScript twin of Go's stateindex.CheckAnswer.
  */
-export type StateCheck = (input: { answer: unknown; key: StateKey; have: string | undefined; logKey: string }) => StateVerdict | Promise<StateVerdict>;
+export type TrqpStateCheck = (input: { answer: unknown; key: StateKey; have: string | undefined; logKey: string }) => StateVerdict | Promise<StateVerdict>;
+
+/** The default state check: the SDK's verifyStateAnswer under the log's key (no age bound). */
+export const defaultStateCheck: TrqpStateCheck = ({ answer, key, have, logKey }) => verifyStateAnswer(answer, key, have, { logKey });
 
 export interface TrqpOptions {
   /** The service's root, such as "https://directory.example.com". */
   baseUrl: string;
   /** The transparency log's verifier key, obtained out of band (never from the service). */
   logKey: string;
-  /** The state answers' check. */
-  checkState: StateCheck;
+  /** The state answers' check (default: defaultStateCheck; pass your own for witnesses or an age bound). */
+  checkState?: TrqpStateCheck;
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
   signal?: AbortSignal;
@@ -188,7 +192,7 @@ async function checkEvidence(o: TrqpOptions, query: TrqpQuery, message: string, 
   }
   const st = await get(o, c["svc_state_url"] as string);
   if (st.status !== 200 && st.status !== 404) refuse(`the state proof answered ${st.status}: ${st.text}`);
-  const state = await o.checkState({ answer: st.body, key, have, logKey: o.logKey });
+  const state = await (o.checkState ?? defaultStateCheck)({ answer: st.body, key, have, logKey: o.logKey });
   const absence = have === undefined;
   const fine =
     (absence && state.outcome === "absent") ||

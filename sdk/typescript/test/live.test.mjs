@@ -5,7 +5,7 @@
 // record's version is in the log). Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSvcClient, getCheckpoint, getLogKey, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash, getLogPolicy, getLogProof, parseTlogPolicy, verifyTlogProof, logLeaf, SvcTextError } from "../dist/index.js";
+import { createSvcClient, getCheckpoint, getLogKey, verifyLookup, proofType, verifyCheckpoint, verifyCosignedCheckpoint, verifyInclusion, verifyConsistencyProof, rootFromInclusionProof, leafHash, getLogPolicy, getLogProof, parseTlogPolicy, verifyTlogProof, logLeaf, verifyCurrent, SvcTextError } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL
@@ -244,6 +244,56 @@ test("the cosigned checkpoint verifies with the witness's key, and not without i
   assert.match(verifyCosignedCheckpoint(forged.join("\n"), vkey, [wkey]).reason, /does not verify/);
   // The log's own signature still decides: a wrong log key fails.
   assert.equal(verifyCosignedCheckpoint(text, wkey, [wkey]).ok, false);
+});
+
+test("the stale-answer attack: an older version, with its own valid proofs, is superseded", live, async () => {
+  const logKey = need("SVC_SDK_LOG_KEY");
+  const namespace = need("SVC_SDK_NAMESPACE");
+  const registry_name = need("SVC_SDK_REGISTRY");
+  const owner = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL"), apiKey: need("SVC_SDK_API_KEY") });
+  const anyone = createSvcClient({ baseUrl: need("SVC_SDK_BASE_URL") });
+  const record_name = `stale-${Date.now()}`;
+  const added = await owner.POST("/svc/{namespace}/{registry_name}/add-record", {
+    params: { path: { namespace, registry_name } },
+    body: { record_name, details: { email: "stale@example.com" } },
+  });
+  assert.equal(added.response.status, 201, JSON.stringify(added.error));
+  const lookup = () => anyone.GET("/svc/lookup/{namespace}/{registry_name}/{record_name}", { params: { path: { namespace, registry_name, record_name } } });
+  const first = (await lookup()).data;
+  // The serving index follows the log's checkpoints: wait until the verdict is the one the log
+  // settles on (a 503 while the index catches up, or absent before it has the record, first).
+  const settle = async (body, want) => {
+    let v;
+    for (let i = 0; i < 300; i++) {
+      try {
+        v = await verifyCurrent(anyone, "record", body, { logKey });
+        if (v.outcome === want) return v;
+      } catch (e) {
+        assert.ok(e instanceof SvcTextError && e.status === 503, String(e));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`never ${want}: ${v?.outcome}: ${v?.message}`);
+  };
+  const v1 = await settle(first, "current");
+  assert.match(v1.message, /the log's own clock/);
+  const updated = await owner.POST("/svc/{namespace}/{registry_name}/{record_name}/update-record", {
+    params: { path: { namespace, registry_name, record_name } },
+    body: { details: { email: "stale@example.org" } },
+  });
+  assert.equal(updated.response.status, 200, JSON.stringify(updated.error));
+  const second = (await lookup()).data;
+  // The older version still verifies on its own: its digest, and its inclusion in the log.
+  assert.equal(verifyLookup("record", first).ok, true);
+  const got = await settle(first, "superseded");
+  assert.equal(got.latest.version, second.data.version);
+  assert.equal(got.latest.versionCount, 2);
+  assert.ok(got.message.includes(`version ${second.data.version} (version_count 2), at log index ${got.latest.logIndex}`), got.message);
+  await settle(second, "current");
+  // A tampered lookup is bad_proof before anything is asked.
+  const forged = structuredClone(second);
+  forged.data.details = { email: "mallory@example.com" };
+  assert.equal((await verifyCurrent(anyone, "record", forged, { logKey })).outcome, "bad_proof");
 });
 
 test("the README's examples (examples/*.ts) run against the service as written", live, async () => {

@@ -5,49 +5,13 @@
 // into the log with its state index, and runs this file. Without SVC_SDK_BASE_URL it is skipped.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  trqp,
-  verifyCheckpoint,
-  rootFromInclusionProof,
-  leafHash,
-  parseStateLeaf,
-  verifyLatest,
-  verifyAbsence,
-  keysOf,
-} from "../dist/index.js";
+import { trqp } from "../dist/index.js";
 
 const env = process.env;
 const live = env.SVC_SDK_BASE_URL ? {} : { skip: "SVC_SDK_BASE_URL is not set: the Go test TestTypeScriptSDK runs this against a live service" };
 
-// checkStateForTest checks a state answer as Go's stateindex.CheckAnswer does (no age bound,
-// no later checkpoint), from the SDK's own verifiers. It stands in for the SDK's checkCurrent,
-// built elsewhere: once it is in this branch, the lead passes that instead.
-function checkStateForTest({ answer, key, have, logKey }) {
-  const bad = (message) => ({ outcome: "bad_proof", message });
-  const b64 = (s) => Uint8Array.from(Buffer.from(s, "base64"));
-  const cp = verifyCheckpoint(answer.checkpoint, logKey);
-  if (!cp.ok) return bad(`checkpoint: ${cp.reason}`);
-  if (answer.key.kind !== key.kind || JSON.stringify(answer.key.parts) !== JSON.stringify(key.parts)) return bad("the answer is about another key");
-  const inTree = (l, path) => {
-    const r = rootFromInclusionProof(l.log_index, cp.size, leafHash(l.leaf), (path ?? []).map(b64));
-    return r !== undefined && Buffer.from(r).equals(Buffer.from(cp.rootHash));
-  };
-  if (answer.state.log_index !== cp.size - 1 || !inTree(answer.state, answer.state_inclusion)) return bad("the state leaf is not the checkpoint's last");
-  const st = parseStateLeaf(answer.state.leaf);
-  if (st === undefined || st.size !== answer.state.log_index) return bad("not a state leaf of its index");
-  const root = b64(st.root);
-  if (!answer.present) {
-    const v = verifyAbsence(root, key, b64(answer.proof));
-    return v.ok ? { outcome: "absent", message: "absent" } : bad(v.reason);
-  }
-  if (!inTree(answer.latest, answer.latest_inclusion)) return bad("the latest leaf is not in the tree");
-  if (!(keysOf(answer.latest.leaf) ?? []).some((k) => k.kind === key.kind && k.parts.join("\n") === key.parts.join("\n"))) return bad("the latest leaf is not the key's");
-  const v = verifyLatest(root, key, answer.count, b64(answer.list_root), answer.latest.log_index, (answer.list_proof ?? []).map(b64), b64(answer.proof));
-  if (!v.ok) return bad(v.reason);
-  return have === undefined || have === answer.latest.leaf ? { outcome: "current", message: "current" } : { outcome: "superseded", message: "a newer version exists" };
-}
-
-const options = () => ({ baseUrl: env.SVC_SDK_BASE_URL, logKey: env.SVC_SDK_LOG_KEY, checkState: checkStateForTest });
+// The state answers are checked by the SDK's own check (defaultStateCheck: verifyStateAnswer).
+const options = () => ({ baseUrl: env.SVC_SDK_BASE_URL, logKey: env.SVC_SDK_LOG_KEY });
 const query = (entity_id, action) => ({ entity_id, authority_id: env.SVC_SDK_TRQP_NAMESPACE, action, resource: "engineer-license" });
 
 test("trqp() answers and checks the membership and the revocation registry", live, async () => {

@@ -12,6 +12,8 @@
 - ``verify_tlog_proof``, ``parse_tlog_proof``, ``parse_tlog_policy`` and
   ``verify_checkpoint_with_policy``: C2SP tlog-proof bundles (``GET /svc/log/proof/{version}``)
   and tlog-policy texts (``GET /svc/log/policy``).
+- ``check_state_answer``, ``verify_state_answer`` and ``verify_current``: is a version still the
+  latest (``current``, ``superseded``, ``absent``, ``stale_checkpoint``, ``bad_proof``, ``fork``).
 """
 
 from ._generated import *  # noqa: F401,F403  (the schema types)
@@ -63,8 +65,9 @@ from .tlogproof import (
     verify_tlog_proof,
 )
 from .response import Response, SvcError
-from .trqp import StateCheck, StateVerdict, TrqpEvidence, TrqpResult, trqp
+from .trqp import StateCheck, StateVerdict, TrqpEvidence, TrqpResult, default_state_check, trqp
 from .trqpshape import check_trqp_document, is_date_time
+from .current import CurrentVerdict, OpenedCheckpoint, check_state_answer, verify_current, verify_state_answer
 from .verify import FIRST_PROOF_YEAR, MAX_DEPTH, VerifyResult, genesis_hex, proof_type, recompute_digest, verify_lookup
 
 __version__ = "0.1.0"
@@ -75,6 +78,7 @@ __all__ = [
     "TrqpEvidence",
     "StateCheck",
     "StateVerdict",
+    "default_state_check",
     "check_trqp_document",
     "is_date_time",
     "Client",
@@ -139,4 +143,9 @@ __all__ = [
     "parse_tlog_policy",
     "verify_checkpoint_with_policy",
     "verify_tlog_proof",
+    "CurrentVerdict",
+    "OpenedCheckpoint",
+    "check_state_answer",
+    "verify_state_answer",
+    "verify_current",
 ]

@@ -35,6 +35,10 @@ class CheckpointResult:
     reason: str = ""
     witnesses: tuple[str, ...] = field(default=())
     """For verify_cosigned_checkpoint: the names of the given witnesses whose cosignatures verify."""
+    cosigned_at: int | None = None
+    """For verify_cosigned_checkpoint: the witnesses' time, Unix seconds: of the given witnesses'
+    cosignatures (each witness's newest), sorted newest first, the quorum-th (as Go's
+    translog.VerifyCosignedAt gives it)."""
 
     def __bool__(self) -> bool:
         return self.ok
@@ -210,7 +214,7 @@ def _cosigned(note: Any, verifier_key: str, witness_keys: list[str], quorum: int
     note_text = _text(note) or ""
     split = note_text.rfind("\n\n")
     text = note_text[: split + 1].encode("utf-8")
-    witnessed: set[str] = set()
+    witnessed: dict[str, int] = {}
     for line in note_text[split + 2 : -1].split("\n"):
         m = _SIG_LINE.match(line)
         sig = _b64(m.group(2)) if m else None
@@ -226,7 +230,8 @@ def _cosigned(note: Any, verifier_key: str, witness_keys: list[str], quorum: int
         msg = f"cosignature/v1\ntime {t}\n".encode() + text
         if not ed25519.verify(w.public_key, msg, sig[12:]):
             return fail(f"the cosignature of {w.name} does not verify")
-        witnessed.add(w.name)
+        witnessed[w.name] = max(t, witnessed.get(w.name, t))
     if len(witnessed) < quorum:
         return fail(f"{len(witnessed)} of the given witnesses cosigned the checkpoint, {quorum} needed")
-    return CheckpointResult(ok=True, origin=cp.origin, size=cp.size, root_hash=cp.root_hash, witnesses=tuple(sorted(witnessed)))
+    at = sorted(witnessed.values(), reverse=True)[quorum - 1]
+    return CheckpointResult(ok=True, origin=cp.origin, size=cp.size, root_hash=cp.root_hash, witnesses=tuple(sorted(witnessed)), cosigned_at=at)

@@ -2,19 +2,21 @@
 ``POST /authorization`` or ``POST /recognition``, checks the answer's shape against TRQP's
 schemas (trqpshape.py), and checks its evidence: the version that decided recomputes to its
 digest (verify_lookup), its leaf is in the log under the log's key (verify_inclusion), and the
-state proof shows that what decided is current, or that the name asked is not listed (the
-caller's state check: ``check_state``)."""
+state proof shows that what decided is current, or that the name asked is not listed
+(``check_state``: by default the SDK's verify_state_answer, current.py)."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .current import verify_state_answer
 from .log import log_leaf, verify_inclusion
 from .stateindex import StateKey
 from .trqpshape import check_trqp_document
@@ -36,6 +38,13 @@ StateCheck = Callable[[Any, StateKey, "str | None", str], StateVerdict]
 the latest leaf in its tree, the index proof at the state leaf's root, and whether ``have`` (the
 leaf text of the version the evidence names; None for a name's absence) is the key's latest
 leaf. The Python twin of Go's stateindex.CheckAnswer."""
+
+
+def default_state_check(answer: Any, key: StateKey, have: "str | None", log_key: str) -> StateVerdict:
+    """The default state check: the SDK's verify_state_answer under the log's key, now, with no
+    age bound (pass your own check for witnesses' cosignatures or a maximum age)."""
+    v = verify_state_answer(answer, key, have, log_key=log_key, now_ms=int(time.time() * 1000))
+    return StateVerdict(v.outcome, v.message)
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ def trqp(
     *,
     base_url: str,
     log_key: str,
-    check_state: StateCheck,
+    check_state: StateCheck = default_state_check,
     opener: urllib.request.OpenerDirector | None = None,
     timeout: float = 30.0,
 ) -> TrqpResult:
